@@ -1,0 +1,100 @@
+// Package ants is a goroutine pool: it runs tasks on a bounded set of
+// recycled goroutines, so that a burst of work cannot start a goroutine per
+// task, and idle goroutines are reclaimed after a while.
+//
+// It is a drop-in replacement for github.com/panjf2000/ants/v2 (v2.12.1):
+// the same names, signatures, errors and behaviour, so switching is a change
+// of import path. On top of that it adds context-aware and non-waiting
+// submission (SubmitContext, TrySubmit), groups that wait for their tasks and
+// return the first error or typed results (Group, ResultGroup), a task buffer
+// (WithQueueSize), and counters (Stats).
+//
+// Differences from ants that a program could notice: importing the package
+// starts no goroutine, and an idle pool holds none; Submit(nil) returns
+// ErrNilTask; PoolWithFunc.Invoke(nil) calls the function with nil; a
+// shrinking Tune binds at once; a panicking task does not cost its worker;
+// Reboot does not wait for the workers of the released pool; and MultiPool
+// release errors wrap the sub-pools' errors (errors.Is(err, ErrTimeout)).
+package ants
+
+import (
+	"context"
+	"log"
+	"math"
+	"os"
+	"sync"
+	"time"
+)
+
+const (
+	// DefaultAntsPoolSize is the capacity of the package-level default pool.
+	DefaultAntsPoolSize = math.MaxInt32
+
+	// DefaultCleanIntervalTime is the expiry of idle workers when
+	// Options.ExpiryDuration is zero.
+	DefaultCleanIntervalTime = time.Second
+)
+
+const (
+	// OPENED is the state of a pool that accepts tasks.
+	OPENED = iota
+
+	// CLOSED is the state of a released pool.
+	CLOSED
+)
+
+// Logger receives a pool's messages; *log.Logger satisfies it.
+type Logger interface {
+	// Printf must have the semantics of log.Printf.
+	Printf(format string, args ...any)
+}
+
+var defaultLogger Logger = log.New(os.Stderr, "[ants]: ", log.LstdFlags|log.Lmsgprefix|log.Lmicroseconds)
+
+// The default pool is created on first use, not at init, so that importing
+// the package starts nothing. NewPool itself starts no goroutine either.
+var (
+	defaultPoolOnce sync.Once
+	defaultPoolPtr  *Pool
+)
+
+func defaultPool() *Pool {
+	defaultPoolOnce.Do(func() {
+		defaultPoolPtr, _ = NewPool(DefaultAntsPoolSize)
+	})
+	return defaultPoolPtr
+}
+
+// Submit submits a task to the default pool; see Pool.Submit.
+func Submit(task func()) error { return defaultPool().Submit(task) }
+
+// SubmitContext submits a task to the default pool; see Pool.SubmitContext.
+func SubmitContext(ctx context.Context, task func()) error {
+	return defaultPool().SubmitContext(ctx, task)
+}
+
+// TrySubmit submits a task to the default pool; see Pool.TrySubmit.
+func TrySubmit(task func()) error { return defaultPool().TrySubmit(task) }
+
+// Running returns the number of workers of the default pool.
+func Running() int { return defaultPool().Running() }
+
+// Cap returns the capacity of the default pool.
+func Cap() int { return defaultPool().Cap() }
+
+// Free returns the number of workers the default pool can still start.
+func Free() int { return defaultPool().Free() }
+
+// Release closes the default pool; see Pool.Release.
+func Release() { defaultPool().Release() }
+
+// ReleaseTimeout closes the default pool and waits for its goroutines; see
+// Pool.ReleaseTimeout.
+func ReleaseTimeout(timeout time.Duration) error { return defaultPool().ReleaseTimeout(timeout) }
+
+// ReleaseContext closes the default pool and waits for its goroutines; see
+// Pool.ReleaseContext.
+func ReleaseContext(ctx context.Context) error { return defaultPool().ReleaseContext(ctx) }
+
+// Reboot reopens the default pool after a release.
+func Reboot() { defaultPool().Reboot() }

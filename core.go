@@ -1,0 +1,470 @@
+package ants
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// poolCore is the engine behind Pool, PoolWithFunc and PoolWithFuncGeneric:
+// they differ only in the task type T and in fn, the function a worker
+// applies to each task.
+//
+// Where a task goes, in order: to an idle worker (detached from workers and
+// handed the task through its channel); to a new worker if fewer than
+// capacity are running; to the task buffer if it has room; otherwise the
+// caller waits in waiters, and the next worker to finish takes its task.
+// Hence these invariants, all under lock: the buffer and waiters are empty
+// whenever a worker is idle, and callers wait only while running >= capacity.
+type poolCore[T any] struct {
+	// lock guards the fields below up to the atomics.
+	lock spinLock
+
+	// cond, on lock, is where callers wait in waitLocked. Waiters call Wait
+	// in the order of the waiters list (see waitLocked), so Signal wakes the
+	// caller whose task was just taken from the head of the list.
+	cond sync.Cond
+
+	workers workerQueue[T] // idle workers
+	tasks   taskQueue[T]   // buffered tasks (Options.QueueSize)
+	waiters waiterList[T]  // blocked callers, FIFO
+
+	// live counts the goroutines the pool has started (workers and the purge
+	// goroutine) that have not yet exited; allExited, when non-nil, is closed
+	// when live drops to 0.
+	live      int
+	allExited chan struct{}
+
+	purgeStop chan struct{} // closed to stop the purge goroutine; nil if none runs
+	lastTick  int64         // time of the purge goroutine's last tick, in ns
+
+	// Counters for Stats, kept under the lock that every path through the
+	// pool takes anyway, so that counting costs no extra atomic per task.
+	submitted, completed, panicked uint64
+
+	// These are written only with lock held and may be read without it.
+	capacity atomic.Int32 // -1 means unlimited
+	running  atomic.Int32 // workers started and not yet stopped
+	waiting  atomic.Int32 // waiters.len
+	closed   atomic.Bool
+
+	rejected atomic.Uint64 // written without the lock
+
+	fn   func(T)
+	opts *Options // read-only after init
+}
+
+// init prepares a zero poolCore; the pool kinds call it from their
+// constructors. It starts no goroutine: the first one starts with the first
+// task.
+func (p *poolCore[T]) init(size int, fn func(T), options []Option) error {
+	opts := loadOptions(options...)
+	if !opts.DisablePurge {
+		if opts.ExpiryDuration < 0 {
+			return ErrInvalidPoolExpiry
+		}
+		if opts.ExpiryDuration == 0 {
+			opts.ExpiryDuration = DefaultCleanIntervalTime
+		}
+	}
+	if size <= 0 {
+		size = -1
+	} else if size > math.MaxInt32 {
+		size = math.MaxInt32
+	}
+	if opts.PreAlloc && size < 0 {
+		return ErrInvalidPreAllocSize
+	}
+	if opts.Logger == nil {
+		opts.Logger = defaultLogger
+	}
+	if opts.clock == nil {
+		opts.clock = systemClock{}
+	}
+	p.cond.L = &p.lock
+	p.workers = newWorkerQueue[T](opts.PreAlloc, size)
+	p.tasks.limit = opts.QueueSize
+	p.capacity.Store(int32(size))
+	p.fn = fn
+	p.opts = opts
+	return nil
+}
+
+// submit hands arg to the pool: the fast path, inlined into Submit and
+// Invoke, serves the common case of an idle worker; everything else is in
+// submitSlow. ctx is nil for the calls that take none. If try is set the
+// caller never waits.
+func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
+	if p.closed.Load() {
+		p.rejected.Add(1)
+		return ErrPoolClosed
+	}
+	p.lock.Lock()
+	if w := p.workers.detach(); w != nil {
+		p.submitted++
+		p.lock.Unlock()
+		w.args <- arg
+		return nil
+	}
+	return p.submitSlow(ctx, arg, try)
+}
+
+// submitSlow requires p.lock held and releases it.
+func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
+	if p.closed.Load() {
+		p.lock.Unlock()
+		p.rejected.Add(1)
+		return ErrPoolClosed
+	}
+	if c := p.capacity.Load(); c < 0 || p.running.Load() < c {
+		p.spawnLocked(arg)
+		p.submitted++
+		p.lock.Unlock()
+		return nil
+	}
+	if p.tasks.push(arg) {
+		p.submitted++
+		p.lock.Unlock()
+		return nil
+	}
+	// ants compares MaxBlockingTasks with != 0, so a negative limit lets no
+	// caller wait; kept for compatibility.
+	if try || p.opts.Nonblocking || (p.opts.MaxBlockingTasks != 0 && p.waiters.len >= p.opts.MaxBlockingTasks) {
+		p.lock.Unlock()
+		p.rejected.Add(1)
+		return ErrPoolOverload
+	}
+	return p.waitLocked(ctx, arg)
+}
+
+// waitLocked blocks the caller until a worker takes arg, the pool is
+// released, or ctx is done. It requires p.lock held and releases it.
+//
+// A worker that becomes free takes the task at the head of p.waiters and
+// Signals p.cond. Signal wakes the goroutine that has been in Wait longest,
+// so this is the right goroutine as long as waiters call Wait in list order.
+// Each waiter joins the tail of the list and calls Wait in one critical
+// section, and one that wakes while its task is still pending (a Broadcast
+// for a cancelled context, or a Signal meant for a waiter that had already
+// woken) moves itself back to the tail before waiting again. So the order
+// holds, every Signal is a wake-up some waiter needs or a harmless extra one,
+// and no taken task leaves its caller asleep.
+func (p *poolCore[T]) waitLocked(ctx context.Context, arg T) error {
+	w := p.waiters.get(arg)
+	p.waiters.pushBack(w)
+	p.waiting.Store(int32(p.waiters.len))
+
+	var stop func() bool
+	if ctx != nil && ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, p.wakeAll)
+	}
+	var err error
+	for w.state == waiterPending {
+		if ctx != nil {
+			if err = ctx.Err(); err != nil {
+				p.waiters.remove(w)
+				p.waiting.Store(int32(p.waiters.len))
+				break
+			}
+		}
+		p.cond.Wait()
+		if w.state == waiterPending {
+			p.waiters.remove(w)
+			p.waiters.pushBack(w)
+		}
+	}
+	if w.state == waiterClosed {
+		err = ErrPoolClosed
+	}
+	p.waiters.put(w)
+	p.lock.Unlock()
+
+	if stop != nil {
+		stop()
+	}
+	if err != nil {
+		p.rejected.Add(1)
+	}
+	return err
+}
+
+// wakeAll wakes every waiter so that those whose context is done can leave.
+func (p *poolCore[T]) wakeAll() {
+	p.lock.Lock()
+	p.cond.Broadcast()
+	p.lock.Unlock()
+}
+
+// takeWaiterLocked takes the task of the longest-waiting caller and wakes it.
+// It requires p.lock held.
+func (p *poolCore[T]) takeWaiterLocked() (arg T, ok bool) {
+	w := p.waiters.popFront()
+	if w == nil {
+		return arg, false
+	}
+	var zero T
+	arg, w.arg = w.arg, zero
+	w.state = waiterTaken
+	p.waiting.Store(int32(p.waiters.len))
+	p.submitted++
+	p.cond.Signal()
+	return arg, true
+}
+
+// nextTaskLocked returns the task a free worker should run next: the oldest
+// buffered task, whose place in the buffer goes to the longest-waiting caller,
+// or else that caller's task. It requires p.lock held.
+func (p *poolCore[T]) nextTaskLocked() (T, bool) {
+	if arg, ok := p.tasks.pop(); ok {
+		if next, ok := p.takeWaiterLocked(); ok {
+			p.tasks.push(next) // cannot fail: pop just made room
+		}
+		return arg, true
+	}
+	return p.takeWaiterLocked()
+}
+
+// spawnLocked starts a worker goroutine with arg as its first task. It
+// requires p.lock held.
+func (p *poolCore[T]) spawnLocked(arg T) {
+	p.running.Add(1)
+	p.live++
+	if p.purgeStop == nil && !p.opts.DisablePurge {
+		p.startPurgeLocked()
+	}
+	w := &goWorker[T]{pool: p, args: make(chan T, 1)}
+	go w.run(arg)
+}
+
+// serveLocked starts workers for buffered tasks and waiting callers while
+// the capacity allows, after an event that freed capacity. It requires
+// p.lock held.
+func (p *poolCore[T]) serveLocked() {
+	for {
+		if c := p.capacity.Load(); c >= 0 && p.running.Load() >= c {
+			return
+		}
+		arg, ok := p.nextTaskLocked()
+		if !ok {
+			return
+		}
+		p.spawnLocked(arg)
+	}
+}
+
+// afterTask records the task a worker just finished and returns the next
+// one, parking the worker in the idle queue until there is one. It returns
+// ok == false when the worker must exit.
+func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) {
+	p.lock.Lock()
+	if panicked {
+		p.panicked++
+	} else {
+		p.completed++
+	}
+	if c := p.capacity.Load(); c >= 0 && p.running.Load() > c {
+		// A shrinking Tune left more workers than capacity.
+		p.running.Add(-1)
+		p.lock.Unlock()
+		return arg, false
+	}
+	if arg, ok = p.nextTaskLocked(); ok {
+		p.lock.Unlock()
+		return arg, true
+	}
+	if p.closed.Load() {
+		p.running.Add(-1)
+		p.lock.Unlock()
+		return arg, false
+	}
+	w.lastUsed = p.lastTick
+	p.workers.insert(w)
+	p.lock.Unlock()
+
+	arg, ok = <-w.args // closed by purge, Release or Tune to stop the worker
+	return arg, ok
+}
+
+// workerLost accounts for a worker whose task ended its goroutine with
+// runtime.Goexit, and lets the capacity it held serve waiting callers.
+func (p *poolCore[T]) workerLost() {
+	p.lock.Lock()
+	p.panicked++
+	p.running.Add(-1)
+	p.serveLocked()
+	p.lock.Unlock()
+}
+
+// goroutineExited is the last thing each pool goroutine does.
+func (p *poolCore[T]) goroutineExited() {
+	p.lock.Lock()
+	p.live--
+	if p.live == 0 && p.allExited != nil {
+		close(p.allExited)
+		p.allExited = nil
+	}
+	p.lock.Unlock()
+}
+
+// stopIdleLocked stops up to n idle workers. It requires p.lock held.
+func (p *poolCore[T]) stopIdleLocked(n int) {
+	for ; n > 0; n-- {
+		w := p.workers.detach()
+		if w == nil {
+			return
+		}
+		close(w.args)
+		p.running.Add(-1)
+	}
+}
+
+// Running returns the number of worker goroutines, busy or idle. It grows
+// before Submit returns and shrinks when a worker is stopped.
+func (p *poolCore[T]) Running() int {
+	return int(p.running.Load())
+}
+
+// Free returns Cap() - Running(), or -1 for an unlimited pool. It is
+// negative for a while after a shrinking Tune.
+func (p *poolCore[T]) Free() int {
+	c := p.capacity.Load()
+	if c < 0 {
+		return -1
+	}
+	return int(c - p.running.Load())
+}
+
+// Waiting returns the number of callers blocked in Submit or Invoke.
+// Buffered tasks are not counted; see Stats.
+func (p *poolCore[T]) Waiting() int {
+	return int(p.waiting.Load())
+}
+
+// Cap returns the capacity of the pool, or -1 if it is unlimited.
+func (p *poolCore[T]) Cap() int {
+	return int(p.capacity.Load())
+}
+
+// IsClosed reports whether the pool has been released and not rebooted.
+func (p *poolCore[T]) IsClosed() bool {
+	return p.closed.Load()
+}
+
+// Tune changes the capacity of the pool. It does nothing for an unlimited
+// pool, a PreAlloc pool, or size <= 0. Growing starts workers at once for
+// waiting callers and buffered tasks; shrinking stops surplus idle workers at
+// once, and busy workers above the new capacity exit when their task ends.
+// Sizes above math.MaxInt32 are taken as math.MaxInt32.
+func (p *poolCore[T]) Tune(size int) {
+	if size <= 0 || p.opts.PreAlloc {
+		return
+	}
+	size = min(size, math.MaxInt32)
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	old := int(p.capacity.Load())
+	if old < 0 || size == old {
+		return
+	}
+	p.capacity.Store(int32(size))
+	if size > old {
+		p.serveLocked()
+	} else {
+		p.stopIdleLocked(int(p.running.Load()) - size)
+	}
+}
+
+// Release closes the pool: later submissions fail with ErrPoolClosed, idle
+// workers stop, and blocked callers return ErrPoolClosed. It does not wait
+// for busy workers; they finish their task, drain the task buffer, and exit.
+// Releasing a closed pool does nothing.
+func (p *poolCore[T]) Release() {
+	p.release()
+}
+
+// release reports whether this call closed the pool.
+func (p *poolCore[T]) release() bool {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	if p.closed.Load() {
+		return false
+	}
+	p.closed.Store(true)
+	p.stopIdleLocked(p.workers.len())
+	for w := p.waiters.popFront(); w != nil; w = p.waiters.popFront() {
+		w.state = waiterClosed
+	}
+	p.waiting.Store(0)
+	p.cond.Broadcast()
+	if p.purgeStop != nil {
+		close(p.purgeStop)
+		p.purgeStop = nil
+	}
+	return true
+}
+
+// ReleaseTimeout is Release followed by a wait, at most timeout, for every
+// goroutine of the pool to exit, including workers still busy. It returns
+// ErrTimeout if they did not exit in time and ErrPoolClosed if the pool was
+// already closed.
+func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := p.ReleaseContext(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return err
+}
+
+// ReleaseContext is Release followed by a wait, until ctx is done, for every
+// goroutine of the pool to exit; it then returns ctx.Err(). It returns
+// ErrPoolClosed if the pool was already closed. With a nil ctx it is Release
+// and returns nil without waiting.
+func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
+	if !p.release() {
+		return ErrPoolClosed
+	}
+	if ctx == nil {
+		return nil
+	}
+	return p.waitExited(ctx)
+}
+
+// waitExited waits until no goroutine of the pool is left, or ctx is done.
+func (p *poolCore[T]) waitExited(ctx context.Context) error {
+	p.lock.Lock()
+	if p.live == 0 {
+		p.lock.Unlock()
+		return nil
+	}
+	if p.allExited == nil {
+		p.allExited = make(chan struct{})
+	}
+	done := p.allExited
+	p.lock.Unlock()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Reboot reopens a released pool; it does nothing to an open one. Unlike in
+// ants it does not wait for the workers of the released pool: those still
+// busy simply serve the reopened pool when their task ends.
+func (p *poolCore[T]) Reboot() {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	if !p.closed.Load() {
+		return
+	}
+	p.closed.Store(false)
+	if p.running.Load() > 0 && p.purgeStop == nil && !p.opts.DisablePurge {
+		p.startPurgeLocked()
+	}
+}

@@ -1,0 +1,51 @@
+package ants
+
+import "errors"
+
+// The sentinel errors. The first nine keep the names and messages of
+// github.com/panjf2000/ants/v2 so that errors.Is and string comparisons in
+// existing programs keep working; the rest are new and use lowercase messages.
+var (
+	// ErrLackPoolFunc is returned by NewPoolWithFunc, NewPoolWithFuncGeneric
+	// and their MultiPool twins when the pool function is nil.
+	ErrLackPoolFunc = errors.New("must provide function for pool")
+
+	// ErrInvalidPoolExpiry is returned by the constructors when
+	// ExpiryDuration is negative and purging is enabled.
+	ErrInvalidPoolExpiry = errors.New("invalid expiry for pool")
+
+	// ErrPoolClosed is returned by Submit, Invoke and their variants after
+	// Release, and by ReleaseTimeout and ReleaseContext on a pool that is
+	// already closed.
+	ErrPoolClosed = errors.New("this pool has been closed")
+
+	// ErrPoolOverload is returned by Submit and Invoke when the pool is full
+	// and the caller may not wait: Nonblocking is set, MaxBlockingTasks
+	// callers are already waiting, or the call is TrySubmit / TryInvoke.
+	ErrPoolOverload = errors.New("too many goroutines blocked on submit or Nonblocking is set")
+
+	// ErrInvalidPreAllocSize is returned by the constructors when PreAlloc is
+	// set on an unlimited pool (size <= 0).
+	ErrInvalidPreAllocSize = errors.New("can not set up a negative capacity under PreAlloc mode")
+
+	// ErrTimeout is returned by ReleaseTimeout when the pool's goroutines did
+	// not all exit in time.
+	ErrTimeout = errors.New("operation timed out")
+
+	// ErrInvalidPoolIndex is returned by the MultiPool ...ByIndex getters for
+	// an index out of range.
+	ErrInvalidPoolIndex = errors.New("invalid pool index")
+
+	// ErrInvalidLoadBalancingStrategy is returned by the MultiPool
+	// constructors for a strategy other than RoundRobin or LeastTasks.
+	ErrInvalidLoadBalancingStrategy = errors.New("invalid load-balancing strategy")
+
+	// ErrInvalidMultiPoolSize is returned by the MultiPool constructors when
+	// the number of sub-pools is not positive.
+	ErrInvalidMultiPoolSize = errors.New("invalid size for multiple pool")
+
+	// ErrNilTask is returned by Submit, SubmitContext and TrySubmit (and by
+	// Group.Go through Wait) for a nil task. ants accepted a nil task and
+	// silently lost a worker to it.
+	ErrNilTask = errors.New("ants: nil task")
+)

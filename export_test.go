@@ -1,0 +1,80 @@
+package ants
+
+import (
+	"sync"
+	"time"
+)
+
+// FakeClock is a clock that tests advance by hand. Every ticker it creates
+// shares one unbuffered channel, so Advance returns only once the pool's
+// purge goroutine has taken the tick, which means the previous purge pass has
+// finished; Sync sends a second, identical tick to wait for the pass of the
+// first one.
+type FakeClock struct {
+	mu  sync.Mutex
+	t   time.Time
+	ch  chan time.Time
+	max time.Duration // how long Advance waits for a purge goroutine
+}
+
+// NewFakeClock returns a fake clock set to an arbitrary fixed instant.
+func NewFakeClock() *FakeClock {
+	return &FakeClock{
+		t:   time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		ch:  make(chan time.Time),
+		max: 5 * time.Second,
+	}
+}
+
+// WithFakeClock makes a pool take its time from c.
+func WithFakeClock(c *FakeClock) Option { return withClock(c) }
+
+func (c *FakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *FakeClock) newTicker(time.Duration) ticker { return fakeTicker{c.ch} }
+
+type fakeTicker struct{ ch chan time.Time }
+
+func (t fakeTicker) C() <-chan time.Time { return t.ch }
+func (t fakeTicker) Stop()               {}
+
+// Advance moves the clock forward by d and delivers a tick to the purge
+// goroutine. It reports false if no purge goroutine took the tick in time
+// (none is running: the pool has no worker, purge is disabled, or it is
+// released).
+func (c *FakeClock) Advance(d time.Duration) bool {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	t := c.t
+	c.mu.Unlock()
+	return c.tick(t)
+}
+
+// Sync waits until the purge pass of the last tick has finished, by
+// delivering another tick at the same instant (which expires nothing more).
+// It reports false if no purge goroutine took it.
+func (c *FakeClock) Sync() bool { return c.tick(c.now()) }
+
+// TryTick delivers a tick only if a purge goroutine is ready to take it
+// within d, reporting whether one did.
+func (c *FakeClock) TryTick(d time.Duration) bool {
+	select {
+	case c.ch <- c.now():
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (c *FakeClock) tick(t time.Time) bool {
+	select {
+	case c.ch <- t:
+		return true
+	case <-time.After(c.max):
+		return false
+	}
+}

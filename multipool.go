@@ -1,0 +1,351 @@
+package ants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+)
+
+// LoadBalancingStrategy chooses the sub-pool of a MultiPool for each task.
+type LoadBalancingStrategy int
+
+const (
+	// RoundRobin hands tasks to the sub-pools in turn, starting at the first.
+	// A task refused with ErrPoolOverload is tried once more on the sub-pool
+	// LeastTasks would choose.
+	RoundRobin LoadBalancingStrategy = 1 << (iota + 1)
+
+	// LeastTasks hands each task to the sub-pool with the fewest tasks in
+	// flight: busy workers, buffered tasks and waiting callers.
+	LeastTasks
+)
+
+// multiCore is the engine behind the three MultiPool kinds: a fixed set of
+// sub-pools, each with its own lock, so that submitters contend less than on
+// one large pool.
+type multiCore[T any] struct {
+	pools    []*poolCore[T]
+	lbs      LoadBalancingStrategy
+	index    atomic.Uint32 // RoundRobin cursor; the next pool is index+1
+	closed   atomic.Bool
+	rejected atomic.Uint64 // submit calls that returned an error
+}
+
+// init creates size sub-pools with newPool.
+func (m *multiCore[T]) init(size int, lbs LoadBalancingStrategy, newPool func() (*poolCore[T], error)) error {
+	if size <= 0 {
+		return ErrInvalidMultiPoolSize
+	}
+	if lbs != RoundRobin && lbs != LeastTasks {
+		return ErrInvalidLoadBalancingStrategy
+	}
+	m.pools = make([]*poolCore[T], size)
+	for i := range m.pools {
+		p, err := newPool()
+		if err != nil {
+			for _, q := range m.pools[:i] {
+				q.Release()
+			}
+			return err
+		}
+		m.pools[i] = p
+	}
+	m.lbs = lbs
+	m.index.Store(math.MaxUint32)
+	return nil
+}
+
+func (m *multiCore[T]) next(lbs LoadBalancingStrategy) *poolCore[T] {
+	if lbs == RoundRobin {
+		return m.pools[m.index.Add(1)%uint32(len(m.pools))]
+	}
+	best, least := m.pools[0], math.MaxInt
+	for _, p := range m.pools {
+		if n := p.inFlight(); n < least {
+			best, least = p, n
+		}
+	}
+	return best
+}
+
+// inFlight returns the number of tasks the pool has accepted or is holding
+// that have not finished: busy workers, buffered tasks, waiting callers.
+func (p *poolCore[T]) inFlight() int {
+	p.lock.Lock()
+	n := int(p.running.Load()) - p.workers.len() + p.tasks.size + p.waiters.len
+	p.lock.Unlock()
+	return n
+}
+
+func (m *multiCore[T]) submit(ctx context.Context, arg T, try bool) error {
+	err := m.submitOnce(ctx, arg, try)
+	if err != nil {
+		m.rejected.Add(1)
+	}
+	return err
+}
+
+func (m *multiCore[T]) submitOnce(ctx context.Context, arg T, try bool) error {
+	if m.closed.Load() {
+		return ErrPoolClosed
+	}
+	if ctx != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	err := m.next(m.lbs).submit(ctx, arg, try)
+	if err == ErrPoolOverload && m.lbs == RoundRobin {
+		err = m.next(LeastTasks).submit(ctx, arg, try)
+	}
+	return err
+}
+
+func (m *multiCore[T]) rejectNil() error {
+	m.rejected.Add(1)
+	if m.closed.Load() {
+		return ErrPoolClosed
+	}
+	return ErrNilTask
+}
+
+// Running returns the number of workers across all sub-pools.
+func (m *multiCore[T]) Running() (n int) {
+	for _, p := range m.pools {
+		n += p.Running()
+	}
+	return n
+}
+
+// RunningByIndex returns the number of workers of sub-pool idx, or
+// (-1, ErrInvalidPoolIndex) if there is no such sub-pool.
+func (m *multiCore[T]) RunningByIndex(idx int) (int, error) {
+	if idx < 0 || idx >= len(m.pools) {
+		return -1, ErrInvalidPoolIndex
+	}
+	return m.pools[idx].Running(), nil
+}
+
+// Free returns the sum of the sub-pools' Free.
+func (m *multiCore[T]) Free() (n int) {
+	for _, p := range m.pools {
+		n += p.Free()
+	}
+	return n
+}
+
+// FreeByIndex returns Free of sub-pool idx, or (-1, ErrInvalidPoolIndex).
+func (m *multiCore[T]) FreeByIndex(idx int) (int, error) {
+	if idx < 0 || idx >= len(m.pools) {
+		return -1, ErrInvalidPoolIndex
+	}
+	return m.pools[idx].Free(), nil
+}
+
+// Waiting returns the number of callers blocked across all sub-pools.
+func (m *multiCore[T]) Waiting() (n int) {
+	for _, p := range m.pools {
+		n += p.Waiting()
+	}
+	return n
+}
+
+// WaitingByIndex returns Waiting of sub-pool idx, or (-1, ErrInvalidPoolIndex).
+func (m *multiCore[T]) WaitingByIndex(idx int) (int, error) {
+	if idx < 0 || idx >= len(m.pools) {
+		return -1, ErrInvalidPoolIndex
+	}
+	return m.pools[idx].Waiting(), nil
+}
+
+// Cap returns the sum of the sub-pools' capacities.
+func (m *multiCore[T]) Cap() (n int) {
+	for _, p := range m.pools {
+		n += p.Cap()
+	}
+	return n
+}
+
+// Tune sets the capacity of every sub-pool to size; see Pool.Tune.
+func (m *multiCore[T]) Tune(size int) {
+	for _, p := range m.pools {
+		p.Tune(size)
+	}
+}
+
+// IsClosed reports whether the multi-pool has been released and not
+// rebooted.
+func (m *multiCore[T]) IsClosed() bool {
+	return m.closed.Load()
+}
+
+// Stats returns the sum of the sub-pools' snapshots. Rejected counts the
+// multi-pool's own submit calls that returned an error.
+func (m *multiCore[T]) Stats() Stats {
+	var s Stats
+	for _, p := range m.pools {
+		s.add(p.Stats())
+	}
+	s.Rejected = m.rejected.Load()
+	return s
+}
+
+// ReleaseTimeout releases every sub-pool and waits, at most timeout, for all
+// their goroutines to exit. A sub-pool that does not make it contributes
+// "pool i: operation timed out", wrapping ErrTimeout; the contributions are
+// joined with errors.Join. It returns ErrPoolClosed if already released.
+func (m *multiCore[T]) ReleaseTimeout(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return m.release(ctx, true)
+}
+
+// ReleaseContext releases every sub-pool and waits, until ctx is done, for
+// all their goroutines to exit; each sub-pool that does not make it
+// contributes an error wrapping ctx.Err(), joined with errors.Join. A nil ctx
+// releases without waiting. It returns ErrPoolClosed if already released.
+func (m *multiCore[T]) ReleaseContext(ctx context.Context) error {
+	return m.release(ctx, false)
+}
+
+func (m *multiCore[T]) release(ctx context.Context, timeout bool) error {
+	if !m.closed.CompareAndSwap(false, true) {
+		return ErrPoolClosed
+	}
+	// Close every sub-pool first, so that none keeps accepting tasks while
+	// we wait for another.
+	for _, p := range m.pools {
+		p.release()
+	}
+	if ctx == nil {
+		return nil
+	}
+	var errs []error
+	for i, p := range m.pools {
+		if err := p.waitExited(ctx); err != nil {
+			if timeout && errors.Is(err, context.DeadlineExceeded) {
+				err = ErrTimeout
+			}
+			errs = append(errs, fmt.Errorf("pool %d: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Reboot reopens a released multi-pool and all its sub-pools; it does
+// nothing to an open one. RoundRobin starts again at the first sub-pool.
+func (m *multiCore[T]) Reboot() {
+	if m.closed.CompareAndSwap(true, false) {
+		m.index.Store(math.MaxUint32)
+		for _, p := range m.pools {
+			p.Reboot()
+		}
+	}
+}
+
+// MultiPool spreads tasks over several Pools by a LoadBalancingStrategy, so
+// that many submitters do not all contend for one pool's lock.
+//
+// A MultiPool is safe for concurrent use by multiple goroutines. It must be
+// created with NewMultiPool. Unlike Pool it has no Release method; use
+// ReleaseTimeout or ReleaseContext.
+type MultiPool struct {
+	multiCore[func()]
+}
+
+// NewMultiPool returns size sub-pools of sizePerPool workers each
+// (sizePerPool <= 0: unlimited), all with the same options.
+func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...Option) (*MultiPool, error) {
+	mp := new(MultiPool)
+	err := mp.init(size, lbs, func() (*poolCore[func()], error) {
+		p, err := NewPool(sizePerPool, options...)
+		if err != nil {
+			return nil, err
+		}
+		return &p.poolCore, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mp, nil
+}
+
+// Submit submits task to the sub-pool chosen by the strategy; see
+// Pool.Submit.
+func (mp *MultiPool) Submit(task func()) error {
+	if task == nil {
+		return mp.rejectNil()
+	}
+	return mp.submit(nil, task, false)
+}
+
+// SubmitContext is Submit for a caller that gives up when ctx is done; see
+// Pool.SubmitContext.
+func (mp *MultiPool) SubmitContext(ctx context.Context, task func()) error {
+	if task == nil {
+		return mp.rejectNil()
+	}
+	return mp.submit(ctx, task, false)
+}
+
+// TrySubmit is Submit for a caller that never waits; see Pool.TrySubmit.
+func (mp *MultiPool) TrySubmit(task func()) error {
+	if task == nil {
+		return mp.rejectNil()
+	}
+	return mp.submit(nil, task, true)
+}
+
+// MultiPoolWithFuncGeneric spreads calls of one function over several
+// PoolWithFuncGeneric[T] by a LoadBalancingStrategy.
+//
+// It is safe for concurrent use by multiple goroutines and must be created
+// with NewMultiPoolWithFuncGeneric.
+type MultiPoolWithFuncGeneric[T any] struct {
+	multiCore[T]
+}
+
+// MultiPoolWithFunc is the multi-pool of a func(any).
+type MultiPoolWithFunc = MultiPoolWithFuncGeneric[any]
+
+// NewMultiPoolWithFunc returns size sub-pools of sizePerPool workers each
+// that call fn; see NewMultiPool.
+func NewMultiPoolWithFunc(size, sizePerPool int, fn func(any), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFunc, error) {
+	return NewMultiPoolWithFuncGeneric(size, sizePerPool, fn, lbs, options...)
+}
+
+// NewMultiPoolWithFuncGeneric returns size sub-pools of sizePerPool workers
+// each that call fn; see NewMultiPool.
+func NewMultiPoolWithFuncGeneric[T any](size, sizePerPool int, fn func(T), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFuncGeneric[T], error) {
+	mp := new(MultiPoolWithFuncGeneric[T])
+	err := mp.init(size, lbs, func() (*poolCore[T], error) {
+		p, err := NewPoolWithFuncGeneric(sizePerPool, fn, options...)
+		if err != nil {
+			return nil, err
+		}
+		return &p.poolCore, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mp, nil
+}
+
+// Invoke calls the function with arg on the sub-pool chosen by the
+// strategy; see PoolWithFuncGeneric.Invoke.
+func (mp *MultiPoolWithFuncGeneric[T]) Invoke(arg T) error {
+	return mp.submit(nil, arg, false)
+}
+
+// InvokeContext is Invoke for a caller that gives up when ctx is done.
+func (mp *MultiPoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error {
+	return mp.submit(ctx, arg, false)
+}
+
+// TryInvoke is Invoke for a caller that never waits.
+func (mp *MultiPoolWithFuncGeneric[T]) TryInvoke(arg T) error {
+	return mp.submit(nil, arg, true)
+}

@@ -1,0 +1,146 @@
+package ants
+
+import "time"
+
+// Option sets one field of Options. Options are applied in order, so a later
+// Option overrides an earlier one that sets the same field, and WithOptions
+// overrides everything before it.
+type Option func(opts *Options)
+
+// Options configures a pool. The zero value is a valid configuration: a
+// blocking pool whose idle workers expire after DefaultCleanIntervalTime.
+type Options struct {
+	// ExpiryDuration is how long a worker may stay idle before the purge
+	// goroutine stops it; the purge also runs at this period. An idle worker
+	// is stopped after between one and two ExpiryDurations. Zero means
+	// DefaultCleanIntervalTime; negative is ErrInvalidPoolExpiry unless
+	// DisablePurge is set.
+	ExpiryDuration time.Duration
+
+	// PreAlloc keeps idle workers in a ring queue allocated up front for the
+	// pool's capacity instead of a growing stack. It needs a positive
+	// capacity, and such a pool cannot be tuned.
+	PreAlloc bool
+
+	// MaxBlockingTasks limits how many callers may wait in Submit or Invoke
+	// at once; the next one gets ErrPoolOverload. 0 means no limit.
+	MaxBlockingTasks int
+
+	// Nonblocking makes Submit and Invoke return ErrPoolOverload instead of
+	// waiting when the pool is full. It makes MaxBlockingTasks irrelevant.
+	Nonblocking bool
+
+	// PanicHandler is called with the value of a task's panic, on the worker
+	// goroutine. If nil, the panic value and stack are written to Logger.
+	// Either way the worker survives and the pool keeps its capacity.
+	PanicHandler func(any)
+
+	// Logger receives the pool's messages. If nil, they go to standard error
+	// with the prefix "[ants]: ".
+	Logger Logger
+
+	// DisablePurge keeps idle workers until Release: no purge goroutine runs
+	// and ExpiryDuration is ignored.
+	DisablePurge bool
+
+	// QueueSize is the capacity of the pool's task buffer. When every worker
+	// is busy, up to QueueSize tasks wait in a FIFO buffer and Submit returns
+	// nil at once; only when the buffer is full too does Submit wait (or
+	// fail under Nonblocking or MaxBlockingTasks). Negative means unbounded;
+	// 0, the default, means no buffer, as in ants. Buffered tasks are
+	// accepted tasks: they run even if the pool is released meanwhile.
+	QueueSize int
+
+	// clock drives expiry; nil means the system clock. Tests replace it.
+	clock clock
+}
+
+// loadOptions applies options over the zero Options. Defaults that depend on
+// validation (expiry, logger) are filled in by newPoolCore.
+func loadOptions(options ...Option) *Options {
+	opts := new(Options)
+	for _, option := range options {
+		if option != nil {
+			option(opts)
+		}
+	}
+	return opts
+}
+
+// WithOptions replaces the whole Options struct, including fields set by
+// Options before it; Options after it still apply.
+func WithOptions(options Options) Option {
+	return func(opts *Options) {
+		*opts = options
+	}
+}
+
+// WithExpiryDuration sets Options.ExpiryDuration.
+func WithExpiryDuration(expiryDuration time.Duration) Option {
+	return func(opts *Options) {
+		opts.ExpiryDuration = expiryDuration
+	}
+}
+
+// WithPreAlloc sets Options.PreAlloc.
+func WithPreAlloc(preAlloc bool) Option {
+	return func(opts *Options) {
+		opts.PreAlloc = preAlloc
+	}
+}
+
+// WithMaxBlockingTasks sets Options.MaxBlockingTasks. It has no effect
+// together with WithNonblocking(true).
+func WithMaxBlockingTasks(maxBlockingTasks int) Option {
+	return func(opts *Options) {
+		opts.MaxBlockingTasks = maxBlockingTasks
+	}
+}
+
+// WithNonblocking sets Options.Nonblocking. A task buffer (WithQueueSize)
+// still takes tasks first; only a full buffer makes Submit fail.
+func WithNonblocking(nonblocking bool) Option {
+	return func(opts *Options) {
+		opts.Nonblocking = nonblocking
+	}
+}
+
+// WithPanicHandler sets Options.PanicHandler. Group tasks never reach it:
+// their panics become a *PanicError from Wait.
+func WithPanicHandler(panicHandler func(any)) Option {
+	return func(opts *Options) {
+		opts.PanicHandler = panicHandler
+	}
+}
+
+// WithLogger sets Options.Logger.
+func WithLogger(logger Logger) Option {
+	return func(opts *Options) {
+		opts.Logger = logger
+	}
+}
+
+// WithDisablePurge sets Options.DisablePurge; with it, WithExpiryDuration
+// has no effect.
+func WithDisablePurge(disable bool) Option {
+	return func(opts *Options) {
+		opts.DisablePurge = disable
+	}
+}
+
+// WithQueueSize sets Options.QueueSize: n > 0 buffers up to n tasks, n < 0
+// buffers without bound, 0 disables the buffer. The buffer is consulted
+// before Nonblocking and MaxBlockingTasks.
+func WithQueueSize(n int) Option {
+	return func(opts *Options) {
+		opts.QueueSize = n
+	}
+}
+
+// withClock replaces the clock behind expiry. Tests reach it through
+// export_test.go.
+func withClock(c clock) Option {
+	return func(opts *Options) {
+		opts.clock = c
+	}
+}

@@ -1,0 +1,82 @@
+package ants
+
+import "context"
+
+// Pool runs submitted functions on a bounded set of recycled goroutines.
+//
+// A Pool is safe for concurrent use by multiple goroutines. It must be
+// created with NewPool.
+type Pool struct {
+	poolCore[func()]
+}
+
+// NewPool returns a pool of at most size workers; size <= 0 means
+// unlimited. No goroutine starts until the first task.
+func NewPool(size int, options ...Option) (*Pool, error) {
+	p := new(Pool)
+	if err := p.init(size, runTask, options); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func runTask(task func()) { task() }
+
+// Submit runs task on a worker. If every worker is busy and the task buffer
+// is full, it waits for a worker, unless the pool is Nonblocking or
+// MaxBlockingTasks callers are already waiting (ErrPoolOverload). It returns
+// ErrPoolClosed after Release and ErrNilTask for a nil task. When it
+// returns nil, task runs exactly once.
+//
+// A task that submits to its own pool can wait forever once the pool is
+// full; use WithNonblocking, TrySubmit or a task buffer for that.
+func (p *Pool) Submit(task func()) error {
+	if task == nil {
+		return p.rejectNil()
+	}
+	return p.submit(nil, task, false)
+}
+
+// SubmitContext is Submit for a caller that gives up when ctx is done: it
+// then returns ctx.Err() and task never runs. A ctx already done returns at
+// once. A nil ctx is taken as context.Background().
+func (p *Pool) SubmitContext(ctx context.Context, task func()) error {
+	if task == nil {
+		return p.rejectNil()
+	}
+	if err := p.checkContext(ctx); err != nil {
+		return err
+	}
+	return p.submit(ctx, task, false)
+}
+
+// TrySubmit is Submit for a caller that never waits: it returns
+// ErrPoolOverload when no worker and no buffer slot is free right now.
+func (p *Pool) TrySubmit(task func()) error {
+	if task == nil {
+		return p.rejectNil()
+	}
+	return p.submit(nil, task, true)
+}
+
+// rejectNil is the answer to a nil task: ErrPoolClosed on a closed pool, as
+// ants users check with Submit(nil), and ErrNilTask otherwise.
+func (p *poolCore[T]) rejectNil() error {
+	p.rejected.Add(1)
+	if p.closed.Load() {
+		return ErrPoolClosed
+	}
+	return ErrNilTask
+}
+
+// checkContext returns ctx.Err() for a context that is already done.
+func (p *poolCore[T]) checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		p.rejected.Add(1)
+		return err
+	}
+	return nil
+}

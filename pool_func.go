@@ -1,0 +1,57 @@
+package ants
+
+import "context"
+
+// PoolWithFuncGeneric runs one function, given at creation, on arguments of
+// type T, on a bounded set of recycled goroutines. Invoke allocates nothing.
+//
+// A PoolWithFuncGeneric is safe for concurrent use by multiple goroutines.
+// It must be created with NewPoolWithFuncGeneric.
+type PoolWithFuncGeneric[T any] struct {
+	poolCore[T]
+}
+
+// PoolWithFunc is the pool of a func(any); ants' non-generic function pool.
+type PoolWithFunc = PoolWithFuncGeneric[any]
+
+// NewPoolWithFunc returns a pool that calls pf with each Invoke argument, on
+// at most size workers (size <= 0: unlimited). A nil pf is ErrLackPoolFunc.
+func NewPoolWithFunc(size int, pf func(any), options ...Option) (*PoolWithFunc, error) {
+	return NewPoolWithFuncGeneric(size, pf, options...)
+}
+
+// NewPoolWithFuncGeneric returns a pool that calls pf with each Invoke
+// argument, on at most size workers (size <= 0: unlimited). A nil pf is
+// ErrLackPoolFunc.
+func NewPoolWithFuncGeneric[T any](size int, pf func(T), options ...Option) (*PoolWithFuncGeneric[T], error) {
+	if pf == nil {
+		return nil, ErrLackPoolFunc
+	}
+	p := new(PoolWithFuncGeneric[T])
+	if err := p.init(size, pf, options); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Invoke runs the pool function with arg on a worker; it waits and fails as
+// Pool.Submit does. Unlike in ants, a nil arg is passed to the function.
+func (p *PoolWithFuncGeneric[T]) Invoke(arg T) error {
+	return p.submit(nil, arg, false)
+}
+
+// InvokeContext is Invoke for a caller that gives up when ctx is done: it
+// then returns ctx.Err() and the function is not called with arg. A ctx
+// already done returns at once. A nil ctx is taken as context.Background().
+func (p *PoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error {
+	if err := p.checkContext(ctx); err != nil {
+		return err
+	}
+	return p.submit(ctx, arg, false)
+}
+
+// TryInvoke is Invoke for a caller that never waits: it returns
+// ErrPoolOverload when no worker and no buffer slot is free right now.
+func (p *PoolWithFuncGeneric[T]) TryInvoke(arg T) error {
+	return p.submit(nil, arg, true)
+}

@@ -1,0 +1,53 @@
+package ants
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// spinLock is a test-and-test-and-set lock with exponential backoff. It
+// guards the pool's short critical sections (a handful of slice operations),
+// where parking a goroutine, as sync.Mutex eventually does, costs more than
+// waiting a little.
+//
+// The zero value is unlocked. A spinLock must not be copied after first use.
+type spinLock struct {
+	state atomic.Uint32
+}
+
+// spinBackoffCap bounds the number of runtime.Gosched calls between two
+// attempts. Critical sections are a few dozen nanoseconds long, so a waiter
+// that has yielded 16 times in a row is behind a holder that was preempted;
+// yielding more would only delay it once the holder runs again.
+const spinBackoffCap = 16
+
+// Lock acquires l. Its fast path is small enough to be inlined.
+func (l *spinLock) Lock() {
+	if l.state.CompareAndSwap(0, 1) {
+		return
+	}
+	l.lockSlow()
+}
+
+func (l *spinLock) lockSlow() {
+	backoff := 1
+	for {
+		// Spin on a plain load first: a failed CAS still takes the cache
+		// line exclusively and slows the holder down.
+		if l.state.Load() == 0 && l.state.CompareAndSwap(0, 1) {
+			return
+		}
+		for i := 0; i < backoff; i++ {
+			runtime.Gosched()
+		}
+		if backoff < spinBackoffCap {
+			backoff <<= 1
+		}
+	}
+}
+
+// Unlock releases l. Unlocking an unlocked spinLock is a programming error
+// that this implementation does not detect.
+func (l *spinLock) Unlock() {
+	l.state.Store(0)
+}

@@ -1,0 +1,49 @@
+package ants
+
+// Stats is a snapshot of a pool's state and counters. When the pool is
+// quiet (no task running or waiting), Submitted == Completed + Panicked.
+type Stats struct {
+	Cap     int // capacity; -1 if unlimited (a MultiPool sums its sub-pools)
+	Running int // worker goroutines, busy or idle
+	Idle    int // workers waiting for a task
+	Waiting int // callers blocked in Submit or Invoke
+	Queued  int // tasks in the task buffer
+
+	Submitted uint64 // tasks accepted: their submit call returned nil
+	Completed uint64 // tasks that returned
+	Panicked  uint64 // tasks that panicked (or called runtime.Goexit)
+	Rejected  uint64 // submit calls that returned an error
+}
+
+// Stats returns a snapshot of the pool's state and counters. The counters
+// live under the lock the pool takes for every task anyway, so keeping them
+// costs no atomic operation on the task path; reading them takes the lock
+// once.
+func (p *poolCore[T]) Stats() Stats {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return Stats{
+		Cap:       int(p.capacity.Load()),
+		Running:   int(p.running.Load()),
+		Idle:      p.workers.len(),
+		Waiting:   p.waiters.len,
+		Queued:    p.tasks.size,
+		Submitted: p.submitted,
+		Completed: p.completed,
+		Panicked:  p.panicked,
+		Rejected:  p.rejected.Load(),
+	}
+}
+
+// add accumulates o into s, for MultiPool aggregates.
+func (s *Stats) add(o Stats) {
+	s.Cap += o.Cap
+	s.Running += o.Running
+	s.Idle += o.Idle
+	s.Waiting += o.Waiting
+	s.Queued += o.Queued
+	s.Submitted += o.Submitted
+	s.Completed += o.Completed
+	s.Panicked += o.Panicked
+	s.Rejected += o.Rejected
+}
