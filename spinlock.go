@@ -21,6 +21,12 @@ type spinLock struct {
 // yielding more would only delay it once the holder runs again.
 const spinBackoffCap = 16
 
+// activeSpins is how many times a waiter polls the lock before it first
+// yields. runtime.Gosched goes through the scheduler's global run queue and
+// its lock, which under contention cost more than the whole critical
+// section: polling first keeps the common short wait off the scheduler.
+const activeSpins = 32
+
 // Lock acquires l. Its fast path is small enough to be inlined.
 func (l *spinLock) Lock() {
 	if l.state.CompareAndSwap(0, 1) {
@@ -34,8 +40,10 @@ func (l *spinLock) lockSlow() {
 	for {
 		// Spin on a plain load first: a failed CAS still takes the cache
 		// line exclusively and slows the holder down.
-		if l.state.Load() == 0 && l.state.CompareAndSwap(0, 1) {
-			return
+		for i := 0; i < activeSpins; i++ {
+			if l.state.Load() == 0 && l.state.CompareAndSwap(0, 1) {
+				return
+			}
 		}
 		for i := 0; i < backoff; i++ {
 			runtime.Gosched()

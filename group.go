@@ -1,0 +1,252 @@
+package ants
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+)
+
+// Submitter is a pool that Group and ResultGroup can run tasks on: *Pool and
+// *MultiPool satisfy it. If it also has TrySubmit(func()) error, as they do,
+// Group.TryGo uses it.
+type Submitter interface {
+	SubmitContext(ctx context.Context, task func()) error
+}
+
+type trySubmitter interface {
+	TrySubmit(task func()) error
+}
+
+// PanicError is the error a Group reports for a task that panicked. It
+// carries the value passed to panic and the stack of the panicking
+// goroutine.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+// Error returns the panic value and the stack.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("ants: task panicked: %v\n\n%s", e.Value, e.Stack)
+}
+
+// Unwrap returns the panic value if it is an error, so that errors.Is and
+// errors.As see through a panic(err).
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// Group runs related tasks on a shared pool and waits for them, in the
+// manner of golang.org/x/sync/errgroup, with the pool, rather than a
+// per-group limit, bounding concurrency. The pool may be shared by many
+// groups and other work.
+//
+// A Group is created by NewGroup or NewGroupContext; it is safe for
+// concurrent use by multiple goroutines and must not be copied after first
+// use. Wait may be called once all calls to Go and TryGo have been made.
+type Group struct {
+	pool   Submitter
+	ctx    context.Context // never nil; done only for NewGroupContext
+	cancel context.CancelCauseFunc
+
+	wg      sync.WaitGroup
+	errOnce sync.Once
+	err     error
+}
+
+// NewGroup returns a Group that runs its tasks on p. Every task runs, even
+// after one has failed; Wait returns the first error.
+func NewGroup(p Submitter) *Group {
+	g := new(Group)
+	g.init(nil, p)
+	return g
+}
+
+// NewGroupContext returns a Group that runs its tasks on p, and a context
+// derived from ctx that is cancelled when a task first fails or Wait
+// returns, whichever comes first. Tasks not yet started when it is cancelled
+// are skipped, and Go stops waiting for the pool.
+// A nil ctx is taken as context.Background().
+func NewGroupContext(ctx context.Context, p Submitter) (*Group, context.Context) {
+	g := new(Group)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return g, g.init(ctx, p)
+}
+
+// init prepares a new group; with a non-nil parent the group gets a context
+// of its own, which it returns.
+func (g *Group) init(parent context.Context, p Submitter) context.Context {
+	g.pool = p
+	if parent == nil {
+		g.ctx = context.Background()
+		return g.ctx
+	}
+	g.ctx, g.cancel = context.WithCancelCause(parent)
+	return g.ctx
+}
+
+// Go runs task on the pool. If the pool is full it waits, giving up when
+// the group's context is done. An error from the pool (such as
+// ErrPoolClosed), the task's error, or its panic as a *PanicError, is
+// reported by Wait if it is the first.
+func (g *Group) Go(task func() error) {
+	if task == nil {
+		g.fail(ErrNilTask)
+		return
+	}
+	g.wg.Add(1)
+	if err := g.pool.SubmitContext(g.ctx, g.wrap(task)); err != nil {
+		g.wg.Done()
+		g.fail(err)
+	}
+}
+
+// TryGo runs task on the pool only if the pool can take it right now,
+// reporting whether it did. A full pool is not an error; any other error
+// from the pool is reported by Wait. A Submitter without a TrySubmit method
+// never takes a task through TryGo.
+func (g *Group) TryGo(task func() error) bool {
+	if task == nil {
+		g.fail(ErrNilTask)
+		return false
+	}
+	tp, ok := g.pool.(trySubmitter)
+	if !ok || g.ctx.Err() != nil {
+		return false
+	}
+	g.wg.Add(1)
+	switch err := tp.TrySubmit(g.wrap(task)); err {
+	case nil:
+		return true
+	case ErrPoolOverload:
+		g.wg.Done()
+		return false
+	default:
+		g.wg.Done()
+		g.fail(err)
+		return false
+	}
+}
+
+// Wait waits for every task started by Go and TryGo to return and returns
+// the first error, if any. It then cancels the group's context.
+func (g *Group) Wait() error {
+	g.wg.Wait()
+	if g.cancel != nil {
+		g.cancel(g.err)
+	}
+	return g.err
+}
+
+// wrap returns the pool task for a group task: it skips the task if the
+// group's context is done, and turns a panic into a *PanicError.
+func (g *Group) wrap(task func() error) func() {
+	return func() {
+		defer g.wg.Done()
+		if g.ctx.Err() != nil {
+			return
+		}
+		if err := g.call(task); err != nil {
+			g.fail(err)
+		}
+	}
+}
+
+func (g *Group) call(task func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return task()
+}
+
+// fail records err if it is the group's first, and cancels its context.
+func (g *Group) fail(err error) {
+	g.errOnce.Do(func() {
+		g.err = err
+		if g.cancel != nil {
+			g.cancel(err)
+		}
+	})
+}
+
+// ResultGroup is a Group whose tasks return values. Wait returns them in the
+// order Go was called, with the zero value for a task that failed, was
+// skipped, or was not accepted by the pool.
+//
+// It is safe for concurrent use by multiple goroutines and must not be
+// copied after first use.
+type ResultGroup[T any] struct {
+	g Group
+
+	mu      sync.Mutex
+	results []T
+}
+
+// NewResultGroup returns a ResultGroup that runs its tasks on p; see
+// NewGroup.
+func NewResultGroup[T any](p Submitter) *ResultGroup[T] {
+	r := new(ResultGroup[T])
+	r.g.init(nil, p)
+	return r
+}
+
+// NewResultGroupContext returns a ResultGroup that runs its tasks on p and
+// its context; see NewGroupContext.
+// A nil ctx is taken as context.Background().
+func NewResultGroupContext[T any](ctx context.Context, p Submitter) (*ResultGroup[T], context.Context) {
+	r := new(ResultGroup[T])
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return r, r.g.init(ctx, p)
+}
+
+// Go runs task on the pool; see Group.Go.
+func (r *ResultGroup[T]) Go(task func() (T, error)) {
+	r.g.Go(r.slot(task))
+}
+
+// TryGo runs task on the pool only if it can take it right now; see
+// Group.TryGo. A task it does not run keeps its place in the results, with
+// the zero value.
+func (r *ResultGroup[T]) TryGo(task func() (T, error)) bool {
+	return r.g.TryGo(r.slot(task))
+}
+
+// Wait waits for every task, then returns their results in the order Go
+// and TryGo were called, and the first error.
+func (r *ResultGroup[T]) Wait() ([]T, error) {
+	err := r.g.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.results, err
+}
+
+// slot reserves the next place in the results and returns a group task
+// that stores task's value there. A nil task yields a nil group task, which
+// Group reports as ErrNilTask.
+func (r *ResultGroup[T]) slot(task func() (T, error)) func() error {
+	r.mu.Lock()
+	i := len(r.results)
+	var zero T
+	r.results = append(r.results, zero)
+	r.mu.Unlock()
+	if task == nil {
+		return nil
+	}
+	return func() error {
+		v, err := task()
+		if err == nil {
+			r.mu.Lock()
+			r.results[i] = v
+			r.mu.Unlock()
+		}
+		return err
+	}
+}
