@@ -104,7 +104,7 @@ func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
 	}
 	p.lock.Lock()
 	if w := p.workers.detach(); w != nil {
-		p.submitted++
+		count(&p.submitted)
 		p.lock.Unlock()
 		w.args <- arg
 		return nil
@@ -121,12 +121,12 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
 	}
 	if c := p.capacity.Load(); c < 0 || p.running.Load() < c {
 		p.spawnLocked(arg)
-		p.submitted++
+		count(&p.submitted)
 		p.lock.Unlock()
 		return nil
 	}
 	if p.tasks.push(arg) {
-		p.submitted++
+		count(&p.submitted)
 		p.lock.Unlock()
 		return nil
 	}
@@ -209,7 +209,7 @@ func (p *poolCore[T]) takeWaiterLocked() (arg T, ok bool) {
 	arg, w.arg = w.arg, zero
 	w.state = waiterTaken
 	p.waiting.Store(int32(p.waiters.len))
-	p.submitted++
+	count(&p.submitted)
 	p.cond.Signal()
 	return arg, true
 }
@@ -261,9 +261,9 @@ func (p *poolCore[T]) serveLocked() {
 func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) {
 	p.lock.Lock()
 	if panicked {
-		p.panicked++
+		count(&p.panicked)
 	} else {
-		p.completed++
+		count(&p.completed)
 	}
 	if c := p.capacity.Load(); c >= 0 && p.running.Load() > c {
 		// A shrinking Tune left more workers than capacity.
@@ -292,7 +292,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) 
 // runtime.Goexit, and lets the capacity it held serve waiting callers.
 func (p *poolCore[T]) workerLost() {
 	p.lock.Lock()
-	p.panicked++
+	count(&p.panicked)
 	p.running.Add(-1)
 	p.serveLocked()
 	p.lock.Unlock()
