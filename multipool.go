@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -30,8 +31,13 @@ type multiCore[T any] struct {
 	pools    []*poolCore[T]
 	lbs      LoadBalancingStrategy
 	index    atomic.Uint32 // RoundRobin cursor; the next pool is index+1
-	closed   atomic.Bool
 	rejected atomic.Uint64 // submit calls that returned an error
+
+	// stateMu serialises release and Reboot, so that a Reboot cannot run
+	// between closing the multi-pool and closing its sub-pools; closed is
+	// written only with it held and read without it.
+	stateMu sync.Mutex
+	closed  atomic.Bool
 }
 
 // init creates size sub-pools with newPool.
@@ -212,14 +218,18 @@ func (m *multiCore[T]) ReleaseContext(ctx context.Context) error {
 }
 
 func (m *multiCore[T]) release(ctx context.Context, timeout bool) error {
-	if !m.closed.CompareAndSwap(false, true) {
+	m.stateMu.Lock()
+	if m.closed.Load() {
+		m.stateMu.Unlock()
 		return ErrPoolClosed
 	}
+	m.closed.Store(true)
 	// Close every sub-pool first, so that none keeps accepting tasks while
 	// we wait for another.
 	for _, p := range m.pools {
 		p.release()
 	}
+	m.stateMu.Unlock()
 	if ctx == nil {
 		return nil
 	}
@@ -238,12 +248,16 @@ func (m *multiCore[T]) release(ctx context.Context, timeout bool) error {
 // Reboot reopens a released multi-pool and all its sub-pools; it does
 // nothing to an open one. RoundRobin starts again at the first sub-pool.
 func (m *multiCore[T]) Reboot() {
-	if m.closed.CompareAndSwap(true, false) {
-		m.index.Store(math.MaxUint32)
-		for _, p := range m.pools {
-			p.Reboot()
-		}
+	m.stateMu.Lock()
+	defer m.stateMu.Unlock()
+	if !m.closed.Load() {
+		return
 	}
+	m.index.Store(math.MaxUint32)
+	for _, p := range m.pools {
+		p.Reboot()
+	}
+	m.closed.Store(false)
 }
 
 // MultiPool spreads tasks over several Pools by a LoadBalancingStrategy, so
