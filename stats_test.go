@@ -1,0 +1,174 @@
+package ants_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/e62cffed/ants"
+)
+
+func TestStats(t *testing.T) {
+	forEveryPool(t, func(t *testing.T, m poolMaker) {
+		t.Run("a snapshot reports every field", func(t *testing.T) {
+			var handled atomic.Int32
+			p := m.mustMake(t, 2, ants.WithQueueSize(1), ants.WithDisablePurge(true),
+				ants.WithPanicHandler(func(any) { handled.Add(1) }))
+			sp := p.subPools
+			assert.Equal(t, ants.Stats{Cap: 2 * sp}, p.stats(), "a new pool")
+
+			l := newLatch(t)
+			occupyAll(t, p, l)
+			for range sp {
+				require.NoError(t, p.submit(func() {}))
+			}
+			waiter := async(func() error { return p.submit(func() {}) })
+			eventually(t, "a caller waits", func() bool { return p.waiting() == 1 })
+			assert.Equal(t, ants.Stats{
+				Cap: 2 * sp, Running: 2 * sp, Waiting: 1, Queued: sp, Submitted: uint64(3 * sp),
+			}, p.stats(), "a full pool")
+
+			assert.ErrorIs(t, p.trySubmit(func() {}), ants.ErrPoolOverload)
+			assert.ErrorIs(t, p.submitCtx(cancelledContext(), func() {}), context.Canceled)
+			assert.Equal(t, uint64(2), p.stats().Rejected)
+
+			l.open()
+			require.NoError(t, mustRecv(t, waiter, "the waiting caller"))
+			eventually(t, "every worker is idle", func() bool { return p.stats().Idle == 2*sp })
+			assert.Equal(t, ants.Stats{
+				Cap: 2 * sp, Running: 2 * sp, Idle: 2 * sp,
+				Submitted: uint64(3*sp + 1), Completed: uint64(3*sp + 1), Rejected: 2,
+			}, p.stats(), "a quiet pool")
+
+			require.NoError(t, p.submit(func() { panic("counted") }))
+			eventually(t, "the panic is counted", func() bool { return p.stats().Panicked == 1 })
+			require.NoError(t, p.releaseTimeout(waitLimit))
+			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolClosed)
+			assert.Equal(t, ants.Stats{
+				Cap:       2 * sp,
+				Submitted: uint64(3*sp + 2), Completed: uint64(3*sp + 1), Panicked: 1, Rejected: 3,
+			}, p.stats(), "a released pool")
+			assert.Equal(t, int32(1), handled.Load())
+		})
+
+		t.Run("the counters add up under concurrent load", func(t *testing.T) {
+			var handled atomic.Uint64
+			p := m.mustMake(t, 2, ants.WithQueueSize(2), ants.WithPanicHandler(func(any) { handled.Add(1) }))
+			cancelled := cancelledContext()
+
+			const goroutines, calls = 8, 300
+			var accepted, acceptedPanics, refused, refusedTry, ran atomic.Uint64
+			var wg sync.WaitGroup
+			for range goroutines {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range calls {
+						panics := i%7 == 0
+						task := func() {
+							if panics {
+								panic("load")
+							}
+							ran.Add(1)
+						}
+						var err error
+						switch i % 4 {
+						case 0:
+							err = p.submit(task)
+						case 1:
+							err = p.submitCtx(context.Background(), task)
+						case 2:
+							err = p.trySubmit(task)
+							if err != nil {
+								refusedTry.Add(1)
+								assert.ErrorIs(t, err, ants.ErrPoolOverload)
+							}
+						case 3:
+							err = p.submitCtx(cancelled, task)
+							assert.ErrorIs(t, err, context.Canceled)
+						}
+						if err != nil {
+							refused.Add(1)
+							continue
+						}
+						accepted.Add(1)
+						if panics {
+							acceptedPanics.Add(1)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			require.NoError(t, p.releaseTimeout(waitLimit)) // every accepted task has ended
+			t.Logf("%d tasks accepted, %d TrySubmit calls refused", accepted.Load(), refusedTry.Load())
+
+			s := p.stats()
+			assert.Equal(t, accepted.Load(), s.Submitted)
+			assert.Equal(t, ran.Load(), s.Completed)
+			assert.Equal(t, acceptedPanics.Load(), s.Panicked)
+			assert.Equal(t, handled.Load(), s.Panicked)
+			assert.Equal(t, s.Submitted, s.Completed+s.Panicked, "a quiet pool has finished every task it accepted")
+			assert.Equal(t, refused.Load(), s.Rejected, "Rejected must count the errors the callers saw")
+			assert.GreaterOrEqual(t, s.Rejected, uint64(goroutines*calls/4), "every call with a cancelled context is rejected")
+			assert.Zero(t, s.Running)
+			assert.Zero(t, s.Queued)
+			assert.Zero(t, s.Waiting)
+		})
+	})
+
+	t.Run("a MultiPool sums its sub-pools", func(t *testing.T) {
+		mp, err := ants.NewMultiPool(3, 2, ants.LeastTasks, ants.WithQueueSize(1), ants.WithDisablePurge(true))
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(waitLimit)) })
+		l := newLatch(t)
+		started := make(chan struct{}, 6)
+		for range 6 {
+			require.NoError(t, mp.Submit(l.task(started)))
+		}
+		for range 6 {
+			mustRecv(t, started, "a held task")
+		}
+		for range 3 {
+			require.NoError(t, mp.Submit(func() {}))
+		}
+		assert.Equal(t, ants.Stats{Cap: 6, Running: 6, Queued: 3, Submitted: 9}, mp.Stats())
+	})
+
+	t.Run("a MultiPool counts each of its own refused calls once", func(t *testing.T) {
+		for _, lbs := range []ants.LoadBalancingStrategy{ants.RoundRobin, ants.LeastTasks} {
+			mp, err := ants.NewMultiPool(2, 1, lbs, ants.WithNonblocking(true))
+			require.NoError(t, err)
+			t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(waitLimit)) })
+			l := newLatch(t)
+			started := make(chan struct{}, 2)
+			require.NoError(t, mp.Submit(l.task(started)))
+			require.NoError(t, mp.Submit(l.task(started)))
+			mustRecv(t, started, "a held task")
+			mustRecv(t, started, "a held task")
+
+			assert.ErrorIs(t, mp.Submit(func() {}), ants.ErrPoolOverload)
+			assert.ErrorIs(t, mp.TrySubmit(func() {}), ants.ErrPoolOverload)
+			assert.ErrorIs(t, mp.SubmitContext(cancelledContext(), func() {}), context.Canceled)
+			assert.ErrorIs(t, mp.Submit(nil), ants.ErrNilTask)
+			assert.Equal(t, uint64(4), mp.Stats().Rejected, "strategy %d", lbs)
+		}
+	})
+
+	t.Run("panics in group tasks are not counted as Panicked", func(t *testing.T) {
+		p, err := ants.NewPool(1)
+		require.NoError(t, err)
+		t.Cleanup(func() { p.Release() })
+		g := ants.NewGroup(p)
+		g.Go(func() error { panic("in a group") })
+		var pe *ants.PanicError
+		require.ErrorAs(t, g.Wait(), &pe)
+		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		s := p.Stats()
+		assert.Equal(t, uint64(1), s.Completed)
+		assert.Zero(t, s.Panicked)
+	})
+}
