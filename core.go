@@ -232,7 +232,9 @@ func (p *poolCore[T]) nextTaskLocked() (T, bool) {
 func (p *poolCore[T]) spawnLocked(arg T) {
 	p.running.Add(1)
 	p.live++
-	if p.purgeStop == nil && !p.opts.DisablePurge {
+	// A closed pool still starts workers to drain its buffer (Tune, a lost
+	// worker), but those exit when done: they need no purge.
+	if p.purgeStop == nil && !p.opts.DisablePurge && !p.closed.Load() {
 		p.startPurgeLocked()
 	}
 	w := &goWorker[T]{pool: p, args: make(chan T, 1)}

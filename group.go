@@ -143,11 +143,15 @@ func (g *Group) Wait() error {
 }
 
 // wrap returns the pool task for a group task: it skips the task if the
-// group's context is done, and turns a panic into a *PanicError.
+// group's context is done, reporting the context's error, and turns a panic
+// into a *PanicError.
 func (g *Group) wrap(task func() error) func() {
 	return func() {
 		defer g.wg.Done()
-		if g.ctx.Err() != nil {
+		if err := g.ctx.Err(); err != nil {
+			// Skipped: after a first error this changes nothing; after the
+			// parent context ends it tells Wait that work was not done.
+			g.fail(err)
 			return
 		}
 		if err := g.call(task); err != nil {

@@ -164,7 +164,6 @@ func TestGroup(t *testing.T) {
 		// Go accepted the tasks, so only Wait can tell the caller that they
 		// never ran; a nil error would claim they succeeded, and a
 		// ResultGroup would hand back zero values as results.
-		t.Skip("BUG: Group.wrap skips a task when the group's context is done without recording an error, so after a parent cancellation Wait returns nil (ResultGroup: zero values, nil) for tasks that never ran")
 		p := newGroupPool(t, 1, ants.WithQueueSize(4))
 		l := newLatch(t)
 		occupyPool(t, p, l, 1)

@@ -260,7 +260,6 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 // worker, so ReleaseTimeout waits for the next tick (up to ExpiryDuration
 // with the system clock, forever with this fake one).
 func TestQueueSizeTuneOnAReleasedPoolStartsNoPurgeGoroutine(t *testing.T) {
-	t.Skip("BUG: spawnLocked starts a purge goroutine on a closed pool (release sets purgeStop to nil), so ReleaseTimeout waits up to ExpiryDuration after the drain")
 	clock := ants.NewFakeClock()
 	p, err := ants.NewPool(1, ants.WithQueueSize(4), ants.WithFakeClock(clock))
 	require.NoError(t, err)
