@@ -1,0 +1,34 @@
+module github.com/e62cffed/ants/benchmarks
+
+go 1.22.0
+
+require (
+	github.com/alitto/pond/v2 v2.7.1
+	github.com/e62cffed/ants v0.0.0-00010101000000-000000000000
+	github.com/panjf2000/ants/v2 v2.12.1
+	github.com/schollz/progressbar/v3 v3.18.0
+	github.com/sourcegraph/conc v0.3.0
+	golang.org/x/sync v0.11.0
+	gonum.org/v1/plot v0.15.2
+)
+
+require (
+	codeberg.org/go-fonts/liberation v0.4.1 // indirect
+	codeberg.org/go-latex/latex v0.0.1 // indirect
+	codeberg.org/go-pdf/fpdf v0.10.0 // indirect
+	git.sr.ht/~sbinet/gg v0.6.0 // indirect
+	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/campoy/embedmd v1.0.0 // indirect
+	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	go.uber.org/atomic v1.7.0 // indirect
+	go.uber.org/multierr v1.9.0 // indirect
+	golang.org/x/image v0.24.0 // indirect
+	golang.org/x/sys v0.30.0 // indirect
+	golang.org/x/term v0.28.0 // indirect
+	golang.org/x/text v0.22.0 // indirect
+)
+
+replace github.com/e62cffed/ants => ..

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// summary is the median of each metric over a (library, workload)'s runs,
+// taken metric by metric, so a row need not come from a single run.
+type summary struct {
+	lib            string
+	runs           int
+	failed         int // runs whose child failed; they are not in the medians
+	nsPerTask      float64
+	allocsPerTask  float64
+	bytesPerTask   float64
+	maxRSSMiB      float64
+	peakGoroutines float64
+	idleInUseMiB   float64
+	idleRSSMiB     float64
+	idleGoroutines float64
+}
+
+// results collects the runs of every (workload, library) pair.
+type results struct {
+	runs   map[string]map[string][]result // workload -> library -> runs
+	failed map[string]map[string]int
+}
+
+func newResults() *results {
+	return &results{
+		runs:   map[string]map[string][]result{},
+		failed: map[string]map[string]int{},
+	}
+}
+
+func (rs *results) add(r result) {
+	if rs.runs[r.Workload] == nil {
+		rs.runs[r.Workload] = map[string][]result{}
+	}
+	rs.runs[r.Workload][r.Lib] = append(rs.runs[r.Workload][r.Lib], r)
+}
+
+func (rs *results) addFailure(workload, lib string) {
+	if rs.failed[workload] == nil {
+		rs.failed[workload] = map[string]int{}
+	}
+	rs.failed[workload][lib]++
+}
+
+const mib = 1 << 20
+
+// summarize returns the medians of lib's runs of workload.
+func (rs *results) summarize(workload, lib string) summary {
+	runs := rs.runs[workload][lib]
+	m := func(f func(result) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		return median(v)
+	}
+	return summary{
+		lib:            lib,
+		runs:           len(runs),
+		failed:         rs.failed[workload][lib],
+		nsPerTask:      m(func(r result) float64 { return r.NsPerTask }),
+		allocsPerTask:  m(func(r result) float64 { return r.AllocsPerTask }),
+		bytesPerTask:   m(func(r result) float64 { return r.BytesPerTask }),
+		maxRSSMiB:      m(func(r result) float64 { return float64(r.peakRSSKiB()) / 1024 }),
+		peakGoroutines: m(func(r result) float64 { return float64(r.PeakGoroutines) }),
+		idleInUseMiB:   m(func(r result) float64 { return float64(r.IdleInUseBytes) / mib }),
+		idleRSSMiB:     m(func(r result) float64 { return float64(r.IdleRSSBytes) / mib }),
+		idleGoroutines: m(func(r result) float64 { return float64(r.IdleGoroutines) }),
+	}
+}
+
+// median returns the median of v (the mean of the middle two for an even
+// count), or 0 for no values. It sorts v.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Float64s(v)
+	mid := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[mid]
+	}
+	return (v[mid-1] + v[mid]) / 2
+}
+
+// writeTables writes one markdown table per workload, rows in libs order.
+func writeTables(out io.Writer, rs *results, cases []workload, libs []library) {
+	for _, w := range cases {
+		fmt.Fprintf(out, "### %s\n\n", w.name)
+		fmt.Fprintf(out, "%s\n\n", describe(w))
+		bursty := w.kind == kindBursty
+		head := []string{"library", "ns/task", "allocs/task", "B/task", "peak RSS MiB", "peak goroutines", "vs " + baselineName}
+		align := []string{"---", "--:", "--:", "--:", "--:", "--:", "--:"}
+		if bursty {
+			head = append(head, "in use after idle MiB", "RSS after idle MiB", "goroutines after idle")
+			align = append(align, "--:", "--:", "--:")
+		}
+		fmt.Fprintf(out, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
+
+		base := rs.summarize(w.name, baselineName)
+		for _, l := range libs {
+			s := rs.summarize(w.name, l.name())
+			if s.runs == 0 {
+				fmt.Fprintf(out, "| %s | failed |%s\n", s.lib, strings.Repeat(" |", len(head)-2))
+				continue
+			}
+			ratio := "–"
+			if base.runs > 0 && base.nsPerTask > 0 {
+				ratio = fmt.Sprintf("%.2f×", s.nsPerTask/base.nsPerTask)
+			}
+			name := s.lib
+			if s.failed > 0 {
+				name += fmt.Sprintf(" (%d failed)", s.failed)
+			}
+			cells := []string{
+				name,
+				formatFloat(s.nsPerTask),
+				fmt.Sprintf("%.2f", s.allocsPerTask),
+				formatFloat(s.bytesPerTask),
+				fmt.Sprintf("%.1f", s.maxRSSMiB),
+				fmt.Sprintf("%.0f", s.peakGoroutines),
+				ratio,
+			}
+			if bursty {
+				cells = append(cells,
+					fmt.Sprintf("%.1f", s.idleInUseMiB),
+					fmt.Sprintf("%.1f", s.idleRSSMiB),
+					fmt.Sprintf("%.0f", s.idleGoroutines))
+			}
+			fmt.Fprintf(out, "| %s |\n", strings.Join(cells, " | "))
+		}
+		fmt.Fprintln(out)
+	}
+}
+
+// describe says in one line what a workload does.
+func describe(w workload) string {
+	switch w.kind {
+	case kindNoop:
+		return fmt.Sprintf("%d no-op tasks from %d submitter(s), capacity %d.", w.tasks, w.submitters, w.cfg.capacity)
+	case kindSleep:
+		return fmt.Sprintf("%d tasks of time.Sleep(%v), capacity %d.", w.tasks, sleepTask, w.cfg.capacity)
+	case kindCPU:
+		return fmt.Sprintf("%d tasks of ~%v arithmetic, capacity %d (GOMAXPROCS).", w.tasks, cpuTaskTarget, w.cfg.capacity)
+	case kindBursty:
+		return fmt.Sprintf("%d bursts of %d tasks of time.Sleep(%v), each followed by %v idle; capacity %d, ants expiry %v. ns/task counts burst time only.",
+			w.bursts, w.tasks/w.bursts, burstyTask, w.gap, w.cfg.capacity, w.cfg.expiry)
+	}
+	return ""
+}
+
+// formatFloat prints a value with three significant digits or more.
+func formatFloat(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestScheduleInterleavesRunsAcrossLibraries checks the round-robin order:
+// every run of a workload visits every library once before the next run
+// starts, and no library runs twice in a row.
+func TestScheduleInterleavesRunsAcrossLibraries(t *testing.T) {
+	libs := libraries()
+	cases := workloads([]string{kindNoop}, scale{Tasks: 1})[:1]
+	jobs := schedule(3, cases, libs)
+	if len(jobs) != 3*len(libs) {
+		t.Fatalf("%d jobs", len(jobs))
+	}
+	for r := 0; r < 3; r++ {
+		seen := map[string]bool{}
+		for _, j := range jobs[r*len(libs) : (r+1)*len(libs)] {
+			if j.run != r || seen[j.lib.name()] {
+				t.Fatalf("run %d: job %+v out of order", r, j)
+			}
+			seen[j.lib.name()] = true
+		}
+	}
+	for i := 1; i < len(jobs); i++ {
+		if jobs[i].lib.name() == jobs[i-1].lib.name() {
+			t.Errorf("%s runs twice in a row at job %d", jobs[i].lib.name(), i)
+		}
+	}
+}
+
+func fakeResults(cases []workload) *results {
+	rs := newResults()
+	for _, w := range cases {
+		for _, ns := range []float64{100, 300, 200} {
+			rs.add(result{Lib: baselineName, Workload: w.name, Tasks: 10, NsPerTask: ns, MaxRSSKiB: 2048})
+			rs.add(result{Lib: "e62cffed/ants", Workload: w.name, Tasks: 10, NsPerTask: 2 * ns, HWMKiB: 1024})
+		}
+		rs.addFailure(w.name, "ants")
+	}
+	return rs
+}
+
+func TestTablesShowMediansRatiosAndFailures(t *testing.T) {
+	cases := workloads([]string{kindCPU, kindBursty}, scale{Tasks: 100, CPUIters: 1, Bursts: 2, Gap: 1})
+	libs, _ := selectLibraries("e62cffed/ants,ants,chanpool")
+	var out strings.Builder
+	writeTables(&out, fakeResults(cases), cases, libs)
+	got := out.String()
+	for _, want := range []string{
+		"### cpu/cap=",
+		"| e62cffed/ants | 400 | 0.00 | 0.00 | 1.0 | 0 | 2.00× |",
+		"| chanpool | 200 | 0.00 | 0.00 | 2.0 | 0 | 1.00× |",
+		"| ants | failed |",
+		"goroutines after idle |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("tables lack %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestChartIsAnSVG(t *testing.T) {
+	cases := workloads([]string{kindNoop, kindCPU}, scale{Tasks: 100, CPUIters: 1})
+	path := filepath.Join(t.TempDir(), "chart.svg")
+	if err := writeChart(path, fakeResults(cases), cases, libraries()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "noop/cap=1000/sub=8") {
+		t.Errorf("chart is not the expected SVG: %.200s", b)
+	}
+}
+
+func TestParseKinds(t *testing.T) {
+	if k, err := parseKinds("sleep,cpu"); err != nil || strings.Join(k, ",") != "sleep,cpu" {
+		t.Errorf("parseKinds = %v, %v", k, err)
+	}
+	if _, err := parseKinds("noop,nosuch"); err == nil {
+		t.Error("an unknown workload was accepted")
+	}
+}
