@@ -1,0 +1,859 @@
+package ants_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/e62cffed/ants"
+)
+
+// The stress test runs every pool kind under every configuration that
+// changes how a task is placed, while several goroutines submit in every way
+// the API allows and, at the same time, tune, release, reboot and release
+// with a timeout. A real clock with an expiry of a few milliseconds keeps the
+// purge running throughout. It checks, while it runs and at each quiet point:
+//
+//   - every task whose submit returned nil ran exactly once, and no task
+//     whose submit returned an error ran;
+//   - errors are of the kinds the call may return;
+//   - the counters never contradict each other or the tasks actually run;
+//   - at a quiet point, Running <= Cap, nothing waits or is queued, and
+//     Submitted == Completed + Panicked;
+//   - no call blocks for longer than stressCallBound (a hang fails the test
+//     with a dump of every goroutine);
+//   - after the final ReleaseTimeout, no goroutine is left.
+//
+// It is bounded in time (stressDuration per pool kind and configuration,
+// a tenth of it under -short) and in count (stressMaxOps per goroutine).
+
+const (
+	stressGoroutines = 8
+	stressMaxOps     = 3000
+	stressEpochs     = 3
+	stressExpiry     = 2 * time.Millisecond
+	stressCallBound  = 10 * time.Second
+)
+
+// stressDuration is how long each pool kind and configuration is hammered;
+// 5 kinds x 7 configurations make it about 7 s in all.
+func stressDuration() time.Duration {
+	if testing.Short() {
+		return 20 * time.Millisecond
+	}
+	return 200 * time.Millisecond
+}
+
+// stressConfig is one way of configuring a pool.
+type stressConfig struct {
+	name        string
+	size        int // per sub-pool for the multi-pools
+	queueSize   int
+	maxBlocking int
+	nonblocking bool
+	preAlloc    bool
+}
+
+func (c stressConfig) options(h *stressHarness) []ants.Option {
+	return []ants.Option{
+		ants.WithExpiryDuration(stressExpiry),
+		ants.WithPreAlloc(c.preAlloc),
+		ants.WithQueueSize(c.queueSize),
+		ants.WithMaxBlockingTasks(c.maxBlocking),
+		ants.WithNonblocking(c.nonblocking),
+		ants.WithPanicHandler(func(any) { h.panics.Add(1) }),
+	}
+}
+
+// mayOverload reports whether a blocking submit may return ErrPoolOverload.
+func (c stressConfig) mayOverload() bool { return c.nonblocking || c.maxBlocking != 0 }
+
+var stressConfigs = []stressConfig{
+	{name: "blocking", size: 3},
+	{name: "PreAlloc", size: 3, preAlloc: true},
+	{name: "QueueSize", size: 3, queueSize: 4},
+	{name: "Nonblocking", size: 3, nonblocking: true},
+	{name: "Nonblocking with QueueSize", size: 3, nonblocking: true, queueSize: 2},
+	{name: "MaxBlockingTasks", size: 3, maxBlocking: 2},
+	{name: "PreAlloc with QueueSize and MaxBlockingTasks", size: 3, preAlloc: true, queueSize: 2, maxBlocking: 1},
+}
+
+// stressTarget is the one shape the stress test gives every pool kind. The
+// task argument a encodes a task id and what the task does (stressTaskKind).
+type stressTarget struct {
+	submit         func(a int) error
+	submitContext  func(ctx context.Context, a int) error
+	trySubmit      func(a int) error
+	submitter      ants.Submitter // for groups; nil for the function pools
+	tune           func(size int)
+	release        func()
+	releaseTimeout func(d time.Duration) error
+	reboot         func()
+	running        func() int
+	capacity       func() int
+	waiting        func() int
+	stats          func() ants.Stats
+	subPools       int
+	runningByIndex func(i int) (int, error)
+}
+
+type stressKind struct {
+	name string
+	new  func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error)
+}
+
+const stressSubPools = 2
+
+var stressKinds = []stressKind{
+	{"Pool", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
+		p, err := ants.NewPool(size, opts...)
+		if err != nil {
+			return nil, err
+		}
+		task := func(a int) func() { return func() { h.run(a) } }
+		return &stressTarget{
+			submit:         func(a int) error { return p.Submit(task(a)) },
+			submitContext:  func(ctx context.Context, a int) error { return p.SubmitContext(ctx, task(a)) },
+			trySubmit:      func(a int) error { return p.TrySubmit(task(a)) },
+			submitter:      p,
+			tune:           p.Tune,
+			release:        p.Release,
+			releaseTimeout: p.ReleaseTimeout,
+			reboot:         p.Reboot,
+			running:        p.Running,
+			capacity:       p.Cap,
+			waiting:        p.Waiting,
+			stats:          p.Stats,
+			subPools:       1,
+		}, nil
+	}},
+	{"PoolWithFunc", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
+		p, err := ants.NewPoolWithFunc(size, func(a any) { h.run(a.(int)) }, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &stressTarget{
+			submit:         func(a int) error { return p.Invoke(a) },
+			submitContext:  func(ctx context.Context, a int) error { return p.InvokeContext(ctx, a) },
+			trySubmit:      func(a int) error { return p.TryInvoke(a) },
+			tune:           p.Tune,
+			release:        p.Release,
+			releaseTimeout: p.ReleaseTimeout,
+			reboot:         p.Reboot,
+			running:        p.Running,
+			capacity:       p.Cap,
+			waiting:        p.Waiting,
+			stats:          p.Stats,
+			subPools:       1,
+		}, nil
+	}},
+	{"PoolWithFuncGeneric", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
+		p, err := ants.NewPoolWithFuncGeneric(size, h.run, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &stressTarget{
+			submit:         p.Invoke,
+			submitContext:  p.InvokeContext,
+			trySubmit:      p.TryInvoke,
+			tune:           p.Tune,
+			release:        p.Release,
+			releaseTimeout: p.ReleaseTimeout,
+			reboot:         p.Reboot,
+			running:        p.Running,
+			capacity:       p.Cap,
+			waiting:        p.Waiting,
+			stats:          p.Stats,
+			subPools:       1,
+		}, nil
+	}},
+	{"MultiPool", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
+		p, err := ants.NewMultiPool(stressSubPools, size, ants.RoundRobin, opts...)
+		if err != nil {
+			return nil, err
+		}
+		task := func(a int) func() { return func() { h.run(a) } }
+		return &stressTarget{
+			submit:         func(a int) error { return p.Submit(task(a)) },
+			submitContext:  func(ctx context.Context, a int) error { return p.SubmitContext(ctx, task(a)) },
+			trySubmit:      func(a int) error { return p.TrySubmit(task(a)) },
+			submitter:      p,
+			tune:           p.Tune,
+			release:        func() { _ = p.ReleaseContext(stressNilCtx) },
+			releaseTimeout: p.ReleaseTimeout,
+			reboot:         p.Reboot,
+			running:        p.Running,
+			capacity:       p.Cap,
+			waiting:        p.Waiting,
+			stats:          p.Stats,
+			subPools:       stressSubPools,
+			runningByIndex: p.RunningByIndex,
+		}, nil
+	}},
+	{"MultiPoolWithFunc", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
+		p, err := ants.NewMultiPoolWithFunc(stressSubPools, size, func(a any) { h.run(a.(int)) }, ants.LeastTasks, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &stressTarget{
+			submit:         func(a int) error { return p.Invoke(a) },
+			submitContext:  func(ctx context.Context, a int) error { return p.InvokeContext(ctx, a) },
+			trySubmit:      func(a int) error { return p.TryInvoke(a) },
+			tune:           p.Tune,
+			release:        func() { _ = p.ReleaseContext(stressNilCtx) },
+			releaseTimeout: p.ReleaseTimeout,
+			reboot:         p.Reboot,
+			running:        p.Running,
+			capacity:       p.Cap,
+			waiting:        p.Waiting,
+			stats:          p.Stats,
+			subPools:       stressSubPools,
+			runningByIndex: p.RunningByIndex,
+		}, nil
+	}},
+}
+
+// What a stress task does, in the low bits of its argument.
+const (
+	stressInstant = iota
+	stressSleep
+	stressPanic
+	stressGoexit
+	stressKindBits = 2
+)
+
+// Submission states of a task id.
+const (
+	stressPending int32 = iota
+	stressAccepted
+	stressRejected
+)
+
+// stressHarness records what every task id did and collects violations from
+// any goroutine.
+type stressHarness struct {
+	t      *testing.T
+	runs   []atomic.Int32 // how many times each task id ran
+	state  []atomic.Int32 // stressPending, stressAccepted or stressRejected
+	nextID atomic.Int64
+
+	ran      atomic.Int64 // pool tasks started, group tasks included
+	panics   atomic.Int64 // PanicHandler calls
+	groupRan atomic.Int64 // group tasks that ran
+
+	failed  atomic.Int64
+	calls   [stressGoroutines + 1]stressCall
+	hang    chan struct{}
+	hangMsg atomic.Pointer[string]
+	once    sync.Once
+}
+
+// stressCall is what one goroutine is doing: the start of its current call
+// (0 if none) and the call's name.
+type stressCall struct {
+	start atomic.Int64
+	op    atomic.Pointer[string]
+}
+
+func newStressHarness(t *testing.T, ids int) *stressHarness {
+	return &stressHarness{
+		t:     t,
+		runs:  make([]atomic.Int32, ids),
+		state: make([]atomic.Int32, ids),
+		hang:  make(chan struct{}),
+	}
+}
+
+// errorf reports a violation; the first few are logged, all fail the test.
+func (h *stressHarness) errorf(format string, args ...any) {
+	if h.failed.Add(1) <= 10 {
+		h.t.Errorf(format, args...)
+	}
+}
+
+// newID returns a fresh task id, or -1 when the table is full.
+func (h *stressHarness) newID() int {
+	id := h.nextID.Add(1) - 1
+	if id >= int64(len(h.runs)) {
+		h.nextID.Store(int64(len(h.runs)))
+		return -1
+	}
+	return int(id)
+}
+
+// run is every stress task's body.
+func (h *stressHarness) run(a int) {
+	id, kind := a>>stressKindBits, a&(1<<stressKindBits-1)
+	h.ran.Add(1)
+	if n := h.runs[id].Add(1); n > 1 {
+		h.errorf("task %d ran %d times", id, n)
+	}
+	if h.state[id].Load() == stressRejected {
+		h.errorf("task %d ran although its submit returned an error", id)
+	}
+	switch kind {
+	case stressSleep:
+		time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
+	case stressPanic:
+		panic(fmt.Sprintf("stress task %d panics", id))
+	case stressGoexit:
+		runtime.Goexit()
+	}
+}
+
+// settle records the outcome of the submit of task id.
+func (h *stressHarness) settle(id int, err error) {
+	if err == nil {
+		h.state[id].Store(stressAccepted)
+		return
+	}
+	h.state[id].Store(stressRejected)
+}
+
+// call runs f as call op of goroutine g, under the watchdog.
+func (h *stressHarness) call(g int, op string, f func()) {
+	c := &h.calls[g]
+	c.op.Store(&op)
+	c.start.Store(time.Now().UnixNano())
+	f()
+	c.start.Store(0)
+}
+
+// watch fails the test if a call runs longer than stressCallBound. It
+// returns when stop is closed.
+func (h *stressHarness) watch(stop <-chan struct{}) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			for g := range h.calls {
+				c := &h.calls[g]
+				if s := c.start.Load(); s != 0 && now.UnixNano()-s > int64(stressCallBound) {
+					h.hung(fmt.Sprintf("goroutine %d: %s has not returned after %v", g, *c.op.Load(), stressCallBound))
+					return
+				}
+			}
+		}
+	}
+}
+
+func (h *stressHarness) hung(msg string) {
+	h.once.Do(func() {
+		h.hangMsg.Store(&msg)
+		close(h.hang)
+	})
+}
+
+// stressFatalHang dumps every goroutine and fails the test.
+func stressFatalHang(t *testing.T, msg string) {
+	t.Helper()
+	_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
+	t.Fatalf("hang: %s (goroutines dumped to stderr)", msg)
+}
+
+// await waits for wg, or fails the test with a goroutine dump if the
+// watchdog reports a hang or wg takes longer than bound.
+func (h *stressHarness) await(wg *sync.WaitGroup, what string, bound time.Duration) {
+	h.t.Helper()
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-h.hang:
+		stressFatalHang(h.t, *h.hangMsg.Load())
+	case <-time.After(bound):
+		stressFatalHang(h.t, fmt.Sprintf("%s took longer than %v", what, bound))
+	}
+}
+
+// waitFor polls cond until it holds, failing with a goroutine dump after
+// stressCallBound.
+func (h *stressHarness) waitFor(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(stressCallBound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			stressFatalHang(h.t, "waiting until "+what)
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+var errStressTask = errors.New("stress: task failed")
+
+// stressNilCtx is a nil context, for ReleaseContext(nil): release without
+// waiting.
+var stressNilCtx context.Context
+
+func TestStress(t *testing.T) {
+	for _, kind := range stressKinds {
+		for _, cfg := range stressConfigs {
+			t.Run(kind.name+"/"+cfg.name, func(t *testing.T) {
+				testStress(t, kind, cfg)
+			})
+		}
+	}
+}
+
+func testStress(t *testing.T, kind stressKind, cfg stressConfig) {
+	ignore := goleak.IgnoreCurrent()
+	h := newStressHarness(t, stressGoroutines*stressMaxOps*stressEpochs+stressEpochs+1)
+	target, err := kind.new(h, cfg.size, cfg.options(h))
+	if err != nil {
+		t.Fatalf("creating the pool: %v", err)
+	}
+	baseCap := target.capacity()
+	if want := cfg.size * target.subPools; baseCap != want {
+		t.Fatalf("Cap() = %d, want %d", baseCap, want)
+	}
+
+	watchStop := make(chan struct{})
+	var watchWG sync.WaitGroup
+	watchWG.Add(1)
+	go func() {
+		defer watchWG.Done()
+		h.watch(watchStop)
+	}()
+	var stopOnce sync.Once
+	stopWatch := func() {
+		stopOnce.Do(func() {
+			close(watchStop)
+			watchWG.Wait()
+		})
+	}
+	defer stopWatch()
+
+	perEpoch := stressDuration() / stressEpochs
+	var ops [stressOpCount]atomic.Int64
+	for epoch := 0; epoch < stressEpochs && !t.Failed(); epoch++ {
+		deadline := time.Now().Add(perEpoch)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for g := 0; g < stressGoroutines; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				h.hammer(g, target, cfg, deadline, &ops)
+			}()
+		}
+		var samplerWG sync.WaitGroup
+		samplerWG.Add(1)
+		go func() {
+			defer samplerWG.Done()
+			h.sample(target, cfg, stop)
+		}()
+		h.await(&wg, "the submitting goroutines", perEpoch+2*stressCallBound)
+		close(stop)
+		samplerWG.Wait()
+
+		h.quiesce(target, cfg, baseCap)
+	}
+	if t.Failed() {
+		_ = target.releaseTimeout(stressCallBound)
+		return
+	}
+
+	h.call(stressGoroutines, "the final ReleaseTimeout", func() {
+		if err := target.releaseTimeout(stressCallBound); err != nil {
+			t.Errorf("the final ReleaseTimeout: %v", err)
+		}
+	})
+	if n := target.running(); n != 0 {
+		t.Errorf("Running() = %d after ReleaseTimeout returned nil", n)
+	}
+	if id := h.newID(); id >= 0 {
+		err := target.submit(id << stressKindBits)
+		h.settle(id, err)
+		if !errors.Is(err, ants.ErrPoolClosed) {
+			t.Errorf("submit after the final release: %v, want ErrPoolClosed", err)
+		}
+	}
+	h.checkTasks()
+	stopWatch()
+	goleak.VerifyNone(t, ignore)
+
+	for op := range ops {
+		if ops[op].Load() == 0 && !testing.Short() && (op != stressOpGroup || target.submitter != nil) {
+			t.Errorf("no %s call was made: the test proved less than it claims", stressOpNames[op])
+		}
+	}
+	t.Logf("%d task ids, %d tasks ran, %d group tasks", h.nextID.Load(), h.ran.Load(), h.groupRan.Load())
+}
+
+// The operations the goroutines mix, with their weights out of 100.
+const (
+	stressOpSubmit = iota
+	stressOpSubmitContext
+	stressOpTrySubmit
+	stressOpGroup
+	stressOpTune
+	stressOpRelease
+	stressOpReleaseTimeout
+	stressOpReboot
+	stressOpCount
+)
+
+var (
+	stressOpNames   = [stressOpCount]string{"Submit", "SubmitContext", "TrySubmit", "Group", "Tune", "Release", "ReleaseTimeout", "Reboot"}
+	stressOpWeights = [stressOpCount]int{33, 20, 20, 10, 7, 2, 2, 6}
+)
+
+func stressPickOp() int {
+	r := rand.IntN(100)
+	for op, w := range stressOpWeights {
+		if r < w {
+			return op
+		}
+		r -= w
+	}
+	return stressOpSubmit
+}
+
+// stressTaskArg returns the argument of a new task with id: mostly instant
+// or short tasks, sometimes one that panics or calls runtime.Goexit.
+func stressTaskArg(id int) int {
+	var kind int
+	switch r := rand.IntN(100); {
+	case r < 60:
+		kind = stressInstant
+	case r < 94:
+		kind = stressSleep
+	case r < 98:
+		kind = stressPanic
+	default:
+		kind = stressGoexit
+	}
+	return id<<stressKindBits | kind
+}
+
+// hammer is one submitting goroutine: it makes random calls until the
+// deadline or stressMaxOps calls.
+func (h *stressHarness) hammer(g int, p *stressTarget, cfg stressConfig, deadline time.Time, ops *[stressOpCount]atomic.Int64) {
+	for n := 0; n < stressMaxOps && time.Now().Before(deadline); n++ {
+		op := stressPickOp()
+		if op == stressOpGroup && p.submitter == nil {
+			op = stressOpSubmit
+		}
+		ops[op].Add(1)
+		switch op {
+		case stressOpSubmit:
+			id := h.newID()
+			if id < 0 {
+				return
+			}
+			var err error
+			h.call(g, "Submit", func() { err = p.submit(stressTaskArg(id)) })
+			h.settle(id, err)
+			h.checkErr("Submit", err, cfg.mayOverload(), nil)
+		case stressOpSubmitContext:
+			id := h.newID()
+			if id < 0 {
+				return
+			}
+			ctx, cancel := stressContext()
+			var err error
+			h.call(g, "SubmitContext", func() { err = p.submitContext(ctx, stressTaskArg(id)) })
+			h.settle(id, err)
+			h.checkErr("SubmitContext", err, cfg.mayOverload(), ctx)
+			cancel()
+		case stressOpTrySubmit:
+			id := h.newID()
+			if id < 0 {
+				return
+			}
+			var err error
+			h.call(g, "TrySubmit", func() { err = p.trySubmit(stressTaskArg(id)) })
+			h.settle(id, err)
+			h.checkErr("TrySubmit", err, true, nil)
+		case stressOpGroup:
+			h.call(g, "Group.Go/Wait", func() { h.group(p, cfg) })
+		case stressOpTune:
+			size := 1 + rand.IntN(2*cfg.size)
+			h.call(g, "Tune", func() { p.tune(size) })
+		case stressOpRelease:
+			h.call(g, "Release", p.release)
+		case stressOpReleaseTimeout:
+			d := time.Duration(rand.IntN(2000)) * time.Microsecond
+			var err error
+			h.call(g, "ReleaseTimeout", func() { err = p.releaseTimeout(d) })
+			if err != nil && !errors.Is(err, ants.ErrTimeout) && !errors.Is(err, ants.ErrPoolClosed) {
+				h.errorf("ReleaseTimeout(%v): unexpected error %v", d, err)
+			}
+		case stressOpReboot:
+			h.call(g, "Reboot", p.reboot)
+		}
+	}
+}
+
+// stressContext returns a context that is cancelled before the call, at a
+// random moment during it, by a deadline, or never.
+func stressContext() (context.Context, context.CancelFunc) {
+	switch rand.IntN(4) {
+	case 0:
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx, cancel
+	case 1:
+		ctx, cancel := context.WithCancel(context.Background())
+		tm := time.AfterFunc(time.Duration(rand.IntN(200))*time.Microsecond, cancel)
+		return ctx, func() { tm.Stop(); cancel() }
+	case 2:
+		return context.WithTimeout(context.Background(), time.Duration(rand.IntN(200))*time.Microsecond)
+	default:
+		return context.WithCancel(context.Background())
+	}
+}
+
+// checkErr checks that err is one that op may return.
+func (h *stressHarness) checkErr(op string, err error, mayOverload bool, ctx context.Context) {
+	switch {
+	case err == nil, err == ants.ErrPoolClosed:
+	case err == ants.ErrPoolOverload:
+		if !mayOverload {
+			h.errorf("%s returned ErrPoolOverload on a pool that lets callers wait", op)
+		}
+	case ctx != nil && (err == context.Canceled || err == context.DeadlineExceeded):
+		if ctx.Err() != err {
+			h.errorf("%s returned %v but its context's error is %v", op, err, ctx.Err())
+		}
+	default:
+		h.errorf("%s: unexpected error %v", op, err)
+	}
+}
+
+// group runs a few tasks in a Group and checks what Wait reports.
+func (h *stressHarness) group(p *stressTarget, cfg stressConfig) {
+	g := ants.NewGroup(p.submitter)
+	n := 1 + rand.IntN(4)
+	var ran [4]atomic.Int32
+	var failing, panicking [4]bool
+	for i := 0; i < n; i++ {
+		failing[i] = rand.IntN(10) == 0
+		panicking[i] = !failing[i] && rand.IntN(20) == 0
+		g.Go(func() error {
+			h.ran.Add(1)
+			ran[i].Add(1)
+			if failing[i] {
+				return errStressTask
+			}
+			if panicking[i] {
+				panic(errStressTask)
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	var total int64
+	anyFailed := false
+	for i := 0; i < n; i++ {
+		r := ran[i].Load()
+		if r > 1 {
+			h.errorf("group task %d ran %d times", i, r)
+		}
+		if err == nil && r != 1 {
+			h.errorf("Wait returned nil but group task %d ran %d times", i, r)
+		}
+		if r == 1 && (failing[i] || panicking[i]) {
+			anyFailed = true
+		}
+		total += int64(r)
+	}
+	h.groupRan.Add(total)
+	var pe *ants.PanicError
+	switch {
+	case err == nil:
+	case err == ants.ErrPoolClosed:
+	case err == ants.ErrPoolOverload:
+		if !cfg.mayOverload() {
+			h.errorf("a group reported ErrPoolOverload on a pool that lets callers wait")
+		}
+	case err == errStressTask, errors.As(err, &pe) && errors.Is(err, errStressTask):
+		if !anyFailed {
+			h.errorf("Wait returned %v but no failing task ran", err)
+		}
+	default:
+		h.errorf("Group.Wait: unexpected error %v", err)
+	}
+}
+
+// sample checks, until stop is closed, the invariants that hold at every
+// instant.
+func (h *stressHarness) sample(p *stressTarget, cfg stressConfig, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		ran0 := h.ran.Load()
+		s := p.stats()
+		ran1 := h.ran.Load()
+		if done := s.Completed + s.Panicked; done > s.Submitted {
+			h.errorf("stats: %d tasks finished but only %d were submitted", done, s.Submitted)
+		}
+		if uint64(ran0) > s.Submitted {
+			h.errorf("stats: %d tasks had started before Submitted read %d", ran0, s.Submitted)
+		}
+		if s.Completed+s.Panicked > uint64(ran1) {
+			h.errorf("stats: %d tasks finished but only %d had started", s.Completed+s.Panicked, ran1)
+		}
+		if s.Running < 0 || s.Idle < 0 || s.Idle > s.Running || s.Waiting < 0 || s.Queued < 0 {
+			h.errorf("stats out of range: %+v", s)
+		}
+		if cfg.queueSize > 0 && s.Queued > cfg.queueSize*p.subPools {
+			h.errorf("stats: %d tasks queued, buffer size %d x %d", s.Queued, cfg.queueSize, p.subPools)
+		}
+		if cfg.nonblocking && s.Waiting != 0 {
+			h.errorf("stats: %d callers wait on a Nonblocking pool", s.Waiting)
+		}
+		if cfg.maxBlocking > 0 && s.Waiting > cfg.maxBlocking*p.subPools {
+			h.errorf("stats: %d callers wait, MaxBlockingTasks %d x %d", s.Waiting, cfg.maxBlocking, p.subPools)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// quiesce brings the pool to a quiet point (open, at its base capacity,
+// every accepted task finished) and checks the invariants that hold there.
+func (h *stressHarness) quiesce(p *stressTarget, cfg stressConfig, baseCap int) {
+	h.t.Helper()
+	p.reboot()
+	p.tune(cfg.size)
+	// At a quiet point every worker is idle or gone, so the pool, open
+	// again, must take a task without waiting.
+	h.waitFor("the pool is quiet before the probe", func() bool {
+		s := p.stats()
+		return s.Completed+s.Panicked == s.Submitted && s.Waiting == 0 && s.Queued == 0
+	})
+	if id := h.newID(); id >= 0 {
+		err := p.trySubmit(id << stressKindBits)
+		h.settle(id, err)
+		if err != nil {
+			h.errorf("TrySubmit on a quiet pool after Reboot: %v", err)
+		}
+	}
+	h.waitFor("every accepted task has finished", func() bool {
+		s := p.stats()
+		return s.Completed+s.Panicked == s.Submitted && s.Waiting == 0 && s.Queued == 0
+	})
+	s := p.stats()
+	if s.Cap != baseCap || p.capacity() != baseCap {
+		h.errorf("Cap() = %d (stats %d) after Tune(%d), want %d", p.capacity(), s.Cap, cfg.size, baseCap)
+	}
+	if r := p.running(); r > p.capacity() {
+		h.errorf("at a quiet point Running() = %d > Cap() = %d", r, p.capacity())
+	}
+	for i := 0; p.runningByIndex != nil && i < p.subPools; i++ {
+		if r, err := p.runningByIndex(i); err != nil || r > cfg.size {
+			h.errorf("at a quiet point RunningByIndex(%d) = %d, %v; capacity %d", i, r, err, cfg.size)
+		}
+	}
+	if w := p.waiting(); w != 0 {
+		h.errorf("at a quiet point Waiting() = %d", w)
+	}
+	if s.Idle > s.Running {
+		h.errorf("at a quiet point: %+v", s)
+	}
+	if got := uint64(h.ran.Load()); got != s.Submitted {
+		h.errorf("at a quiet point %d tasks ran but Submitted = %d", got, s.Submitted)
+	}
+	if got, want := s.Submitted, uint64(h.accepted()+h.groupRan.Load()); got != want {
+		h.errorf("Submitted = %d, but %d submits returned nil and %d group tasks ran", got, h.accepted(), h.groupRan.Load())
+	}
+	h.checkTasks()
+}
+
+// accepted returns the number of task ids whose submit returned nil.
+func (h *stressHarness) accepted() int64 {
+	var n int64
+	for id := range min(int(h.nextID.Load()), len(h.state)) {
+		if h.state[id].Load() == stressAccepted {
+			n++
+		}
+	}
+	return n
+}
+
+// checkTasks checks, once every submit has returned and every accepted task
+// has finished, that accepted tasks ran once and rejected ones never.
+func (h *stressHarness) checkTasks() {
+	var bad []string
+	for id := range min(int(h.nextID.Load()), len(h.state)) {
+		st, runs := h.state[id].Load(), h.runs[id].Load()
+		switch {
+		case st == stressAccepted && runs != 1:
+			bad = append(bad, fmt.Sprintf("task %d was accepted and ran %d times", id, runs))
+		case st == stressRejected && runs != 0:
+			bad = append(bad, fmt.Sprintf("task %d was rejected and ran %d times", id, runs))
+		case st == stressPending:
+			bad = append(bad, fmt.Sprintf("task %d: its submit never returned", id))
+		}
+	}
+	if len(bad) > 0 {
+		h.errorf("%d tasks broke exactly-once: %s", len(bad), strings.Join(bad[:min(len(bad), 5)], "; "))
+	}
+}
+
+// TestMultiPoolReleaseRacingRebootLeavesItUsable races ReleaseContext(nil)
+// with Reboot on an open multi-pool, then reboots it: it must then take a
+// task. The stress test found the bug (a Reboot between release's close of
+// the multi-pool and of its sub-pools left IsClosed() false with every
+// sub-pool closed, and Reboot a no-op); it showed about once in 30,000
+// rounds, so this runs many short rounds.
+func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
+	budget := 300 * time.Millisecond
+	if testing.Short() {
+		budget /= 10
+	}
+	deadline := time.Now().Add(budget)
+	for i := 0; i < 100000 && time.Now().Before(deadline); i++ {
+		mp, err := ants.NewMultiPool(2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-start
+			mp.Reboot()
+		}()
+		go func() {
+			defer wg.Done()
+			<-start
+			_ = mp.ReleaseContext(stressNilCtx)
+		}()
+		close(start)
+		wg.Wait()
+		mp.Reboot()
+		closed := mp.IsClosed()
+		err = mp.TrySubmit(func() {})
+		// Whatever the outcome of the race, close every sub-pool and wait.
+		_ = mp.ReleaseContext(stressNilCtx)
+		mp.Reboot()
+		if rerr := mp.ReleaseTimeout(stressCallBound); rerr != nil {
+			t.Fatalf("iteration %d: ReleaseTimeout: %v", i, rerr)
+		}
+		if err != nil {
+			t.Fatalf("iteration %d: after Release raced Reboot, then Reboot: IsClosed() = %v, TrySubmit = %v", i, closed, err)
+		}
+	}
+}
