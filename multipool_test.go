@@ -1,0 +1,367 @@
+package ants_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/e62cffed/ants"
+)
+
+// multiAPI is the part of the API that the three multi-pool kinds share.
+type multiAPI interface {
+	Running() int
+	RunningByIndex(idx int) (int, error)
+	Free() int
+	FreeByIndex(idx int) (int, error)
+	Waiting() int
+	WaitingByIndex(idx int) (int, error)
+	Cap() int
+	Tune(size int)
+	IsClosed() bool
+	ReleaseTimeout(timeout time.Duration) error
+	ReleaseContext(ctx context.Context) error
+	Reboot()
+	Stats() ants.Stats
+}
+
+// testMultiPool gives every multi-pool kind one shape, as testPool does for
+// pools.
+type testMultiPool struct {
+	multiAPI
+	submit func(task func()) error
+}
+
+type multiKind struct {
+	name     string
+	newMulti func(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error)
+}
+
+var multiKinds = []multiKind{
+	{name: "MultiPool", newMulti: newPlainMulti},
+	{name: "MultiPoolWithFunc", newMulti: newFuncMulti},
+	{name: "MultiPoolWithFuncGeneric", newMulti: newGenericMulti},
+}
+
+func newPlainMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error) {
+	mp, err := ants.NewMultiPool(size, sizePerPool, lbs, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &testMultiPool{multiAPI: mp, submit: mp.Submit}, nil
+}
+
+func newFuncMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error) {
+	mp, err := ants.NewMultiPoolWithFunc(size, sizePerPool, func(arg any) { arg.(func())() }, lbs, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &testMultiPool{multiAPI: mp, submit: func(task func()) error { return mp.Invoke(task) }}, nil
+}
+
+func newGenericMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error) {
+	var tickets ticketTable
+	mp, err := ants.NewMultiPoolWithFuncGeneric(size, sizePerPool, tickets.redeem, lbs, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &testMultiPool{multiAPI: mp, submit: func(task func()) error { return mp.Invoke(tickets.issue(task)) }}, nil
+}
+
+// mustNew returns a multi-pool that is released, with all its goroutines
+// gone, when the test ends.
+func (k multiKind) mustNew(t *testing.T, size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) *testMultiPool {
+	t.Helper()
+	mp, err := k.newMulti(size, sizePerPool, lbs, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		mp.Reboot()
+		assert.NoError(t, mp.ReleaseTimeout(long), "releasing the multi-pool at the end of the test")
+	})
+	return mp
+}
+
+func forEachMultiKind(t *testing.T, test func(t *testing.T, k multiKind)) {
+	t.Helper()
+	for _, k := range multiKinds {
+		t.Run(k.name, func(t *testing.T) { test(t, k) })
+	}
+}
+
+// assertRunningByIndex checks RunningByIndex of every sub-pool.
+func assertRunningByIndex(t *testing.T, mp *testMultiPool, want ...int) {
+	t.Helper()
+	got := make([]int, len(want))
+	for i := range want {
+		n, err := mp.RunningByIndex(i)
+		require.NoError(t, err)
+		got[i] = n
+	}
+	assert.Equal(t, want, got, "Running of each sub-pool")
+}
+
+func TestMultiPoolConstructors(t *testing.T) {
+	t.Run("a size of zero or less is refused", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			for _, size := range []int{0, -1} {
+				mp, err := k.newMulti(size, 1, ants.RoundRobin)
+				assert.ErrorIs(t, err, ants.ErrInvalidMultiPoolSize)
+				assert.Nil(t, mp)
+			}
+		})
+	})
+	t.Run("an unknown strategy is refused", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			for _, lbs := range []ants.LoadBalancingStrategy{0, 1, 3, 6, -2} {
+				mp, err := k.newMulti(2, 1, lbs)
+				assert.ErrorIs(t, err, ants.ErrInvalidLoadBalancingStrategy, "strategy %d", lbs)
+				assert.Nil(t, mp)
+			}
+		})
+	})
+	t.Run("an invalid sub-pool option is refused and leaves nothing behind", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			ignore := goleak.IgnoreCurrent()
+			mp, err := k.newMulti(3, 0, ants.LeastTasks, ants.WithPreAlloc(true))
+			assert.ErrorIs(t, err, ants.ErrInvalidPreAllocSize)
+			assert.Nil(t, mp)
+			_, err = k.newMulti(3, 2, ants.LeastTasks, ants.WithExpiryDuration(-time.Second))
+			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
+			goleak.VerifyNone(t, ignore)
+		})
+	})
+	t.Run("a nil function is refused", func(t *testing.T) {
+		mp, err := ants.NewMultiPoolWithFunc(2, 1, nil, ants.RoundRobin)
+		assert.ErrorIs(t, err, ants.ErrLackPoolFunc)
+		assert.Nil(t, mp)
+		g, err := ants.NewMultiPoolWithFuncGeneric[int](2, 1, nil, ants.LeastTasks)
+		assert.ErrorIs(t, err, ants.ErrLackPoolFunc)
+		assert.Nil(t, g)
+	})
+}
+
+func TestMultiPoolRoundRobin(t *testing.T) {
+	t.Run("tasks go to the sub-pools in turn, starting at the first", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
+			g := newGate(t)
+			want := make([]int, 3)
+			for i := 0; i < 6; i++ {
+				require.NoError(t, mp.submit(g.task(nil)))
+				want[i%3]++
+				assertRunningByIndex(t, mp, want...)
+			}
+		})
+	})
+	t.Run("an overloaded choice is retried once on the least busy sub-pool", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 2, 1, ants.RoundRobin, ants.WithNonblocking(true), ants.WithDisablePurge(true))
+			first, second := newGate(t), newGate(t)
+			occupyWith(t, mp.submit, first, 1)  // sub-pool 0
+			occupyWith(t, mp.submit, second, 1) // sub-pool 1
+			second.open()
+			waitIdle(t, mp, 1)
+
+			// The turn is sub-pool 0's, which is full: the task goes to 1.
+			started := make(chan struct{}, 1)
+			require.NoError(t, mp.submit(newGate(t).task(started)))
+			recv(t, started, "the retried task")
+			assertRunningByIndex(t, mp, 1, 1)
+			assert.Equal(t, 0, mp.Stats().Idle)
+
+			// Every sub-pool is full now: the retry fails too.
+			assert.ErrorIs(t, submitNow(t, mp.submit, func() {}), ants.ErrPoolOverload)
+		})
+	})
+	t.Run("Reboot starts the rotation again at the first sub-pool", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
+			g := newGate(t)
+			occupyWith(t, mp.submit, g, 2)
+			g.open()
+			require.NoError(t, mp.ReleaseTimeout(long))
+			mp.Reboot()
+			occupyWith(t, mp.submit, newGate(t), 1)
+			assertRunningByIndex(t, mp, 1, 0, 0)
+		})
+	})
+}
+
+func TestMultiPoolLeastTasks(t *testing.T) {
+	t.Run("a task goes to the sub-pool with the fewest busy workers, idle ones not counted", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 3, 4, ants.LeastTasks, ants.WithDisablePurge(true))
+			soon, later := newGate(t), newGate(t)
+			occupyWith(t, mp.submit, soon, 1)
+			assertRunningByIndex(t, mp, 1, 0, 0)
+			occupyWith(t, mp.submit, later, 1)
+			assertRunningByIndex(t, mp, 1, 1, 0)
+			occupyWith(t, mp.submit, later, 1)
+			assertRunningByIndex(t, mp, 1, 1, 1)
+			occupyWith(t, mp.submit, soon, 1)
+			assertRunningByIndex(t, mp, 2, 1, 1)
+
+			// Sub-pool 0 now has two idle workers and no task; the others
+			// have one worker each, busy. Counting workers would pick 1.
+			soon.open()
+			waitIdle(t, mp, 2)
+			occupyWith(t, mp.submit, newGate(t), 1)
+			assertRunningByIndex(t, mp, 2, 1, 1)
+			assert.Equal(t, 1, mp.Stats().Idle)
+		})
+	})
+}
+
+func TestMultiPoolGetters(t *testing.T) {
+	t.Run("the aggregate getters are sums over the sub-pools", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
+			assert.Equal(t, 6, mp.Cap())
+			assert.Equal(t, 6, mp.Free())
+			g := newGate(t)
+			occupyWith(t, mp.submit, g, 4) // sub-pools 0, 1, 2, 0
+			assert.Equal(t, 4, mp.Running())
+			assert.Equal(t, 2, mp.Free())
+			for i, want := range []int{0, 1, 1} {
+				free, err := mp.FreeByIndex(i)
+				require.NoError(t, err)
+				assert.Equal(t, want, free, "Free of sub-pool %d", i)
+			}
+
+			occupyWith(t, mp.submit, g, 2) // sub-pools 1, 2: all full
+			errc := submitAsync(mp.submit, func() {})
+			waitWaiting(t, mp, 1)
+			for i, want := range []int{1, 0, 0} { // the turn was sub-pool 0's
+				waiting, err := mp.WaitingByIndex(i)
+				require.NoError(t, err)
+				assert.Equal(t, want, waiting, "Waiting of sub-pool %d", i)
+			}
+			s := mp.Stats()
+			assert.Equal(t, 6, s.Cap)
+			assert.Equal(t, 6, s.Running)
+			assert.Equal(t, 1, s.Waiting)
+			assert.Equal(t, uint64(6), s.Submitted)
+
+			g.open()
+			assert.NoError(t, recv(t, errc, "the blocked Submit"))
+		})
+	})
+	t.Run("an index out of range gives -1 and ErrInvalidPoolIndex", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 3, 2, ants.RoundRobin)
+			for _, idx := range []int{-1, 3, 100} {
+				for name, byIndex := range map[string]func(int) (int, error){
+					"RunningByIndex": mp.RunningByIndex,
+					"FreeByIndex":    mp.FreeByIndex,
+					"WaitingByIndex": mp.WaitingByIndex,
+				} {
+					n, err := byIndex(idx)
+					assert.Equal(t, -1, n, "%s(%d)", name, idx)
+					assert.ErrorIs(t, err, ants.ErrInvalidPoolIndex, "%s(%d)", name, idx)
+				}
+			}
+		})
+	})
+	t.Run("Tune sets the capacity of every sub-pool", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 3, 2, ants.LeastTasks)
+			mp.Tune(5)
+			assert.Equal(t, 15, mp.Cap())
+			for i := 0; i < 3; i++ {
+				free, err := mp.FreeByIndex(i)
+				require.NoError(t, err)
+				assert.Equal(t, 5, free, "Free of sub-pool %d", i)
+			}
+		})
+	})
+}
+
+func TestMultiPoolRelease(t *testing.T) {
+	t.Run("ReleaseTimeout reports a task that outlasts it with ErrTimeout", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			ignore := goleak.IgnoreCurrent()
+			mp := k.mustNew(t, 2, 2, ants.RoundRobin)
+			g := newGate(t)
+			occupyWith(t, mp.submit, g, 1)
+			err := mp.ReleaseTimeout(10 * time.Millisecond)
+			assert.ErrorIs(t, err, ants.ErrTimeout)
+			assert.True(t, mp.IsClosed())
+
+			g.open()
+			mp.Reboot()
+			require.NoError(t, mp.ReleaseTimeout(long))
+			goleak.VerifyNone(t, ignore)
+		})
+	})
+	t.Run("ReleaseContext reports the context's error", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 2, 2, ants.RoundRobin)
+			occupyWith(t, mp.submit, newGate(t), 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			assert.ErrorIs(t, mp.ReleaseContext(ctx), context.Canceled)
+		})
+	})
+	t.Run("ReleaseContext with a nil context returns without waiting", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 2, 2, ants.RoundRobin)
+			occupyWith(t, mp.submit, newGate(t), 1)
+			var ctx context.Context
+			assert.NoError(t, mp.ReleaseContext(ctx))
+			assert.True(t, mp.IsClosed())
+			assert.Equal(t, 1, mp.Running())
+		})
+	})
+	t.Run("a released multi-pool refuses tasks and a second release", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 2, 2, ants.RoundRobin)
+			done := make(chan struct{})
+			require.NoError(t, mp.submit(signal(done)))
+			recv(t, done, "the task")
+			require.NoError(t, mp.ReleaseTimeout(long))
+			assert.True(t, mp.IsClosed())
+			assert.ErrorIs(t, submitNow(t, mp.submit, func() {}), ants.ErrPoolClosed)
+			assert.ErrorIs(t, mp.ReleaseTimeout(long), ants.ErrPoolClosed)
+			assert.ErrorIs(t, mp.ReleaseContext(boundedContext(t)), ants.ErrPoolClosed)
+			assert.Equal(t, 0, mp.Running())
+		})
+	})
+	t.Run("Reboot reopens every sub-pool", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 3, 1, ants.RoundRobin, ants.WithNonblocking(true))
+			require.NoError(t, mp.ReleaseTimeout(long))
+			mp.Reboot()
+			mp.Reboot() // no-op on an open multi-pool
+			assert.False(t, mp.IsClosed())
+			occupyWith(t, mp.submit, newGate(t), 3)
+			assertRunningByIndex(t, mp, 1, 1, 1)
+		})
+	})
+	t.Run("blocked callers are woken with ErrPoolClosed", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 2, 1, ants.LeastTasks, ants.WithDisablePurge(true))
+			g := newGate(t)
+			occupyWith(t, mp.submit, g, 2)
+			errc := submitAsync(mp.submit, func() {})
+			waitWaiting(t, mp, 1)
+			var ctx context.Context
+			require.NoError(t, mp.ReleaseContext(ctx))
+			err := recv(t, errc, "the blocked Submit")
+			assert.True(t, errors.Is(err, ants.ErrPoolClosed), "got %v", err)
+		})
+	})
+}
+
+func TestMultiPoolSubmitNil(t *testing.T) {
+	mp, err := ants.NewMultiPool(2, 1, ants.RoundRobin)
+	require.NoError(t, err)
+	assert.ErrorIs(t, mp.Submit(nil), ants.ErrNilTask)
+	require.NoError(t, mp.ReleaseTimeout(long))
+	assert.ErrorIs(t, mp.Submit(nil), ants.ErrPoolClosed)
+	assert.Equal(t, 0, mp.Running())
+}
