@@ -130,10 +130,12 @@ func (w *fzWaiter) poll() bool {
 //     expiry, and ends the purge goroutine if no worker is left.
 //
 // Waiters are taken in FIFO order, except that a cancelled context wakes
-// every waiter and they requeue in whatever order they wake: from then on
-// the model only knows how many waiters were taken, and FuzzPool learns
-// which from their results. To keep that sound, only gated tasks may wait
-// while the order is unknown (fz.canWait).
+// every waiter and each requeues at the tail whenever it next gets the lock,
+// possibly behind callers that arrived after the cancel: from then until no
+// caller waits, the model only knows how many waiters were taken, and
+// FuzzPool learns which from their results. To keep that sound, only gated
+// tasks may wait while the order is unknown (fz.canWait), and a context is
+// cancelled only if every other waiter's task is gated.
 type fzModel struct {
 	cap, queue, maxBlocking        int
 	preAlloc, nonblocking, noPurge bool
@@ -795,12 +797,10 @@ func (f *fz) cancelWaiter(arg int) {
 	i := cancellable[arg%len(cancellable)]
 	w := m.waiters[i]
 	rest := append(append([]*fzWaiter(nil), m.waiters[:i]...), m.waiters[i+1:]...)
-	if len(rest) >= 2 {
-		for _, o := range rest {
-			if o.kind != fzGated {
-				f.logf("cancel skipped: would reorder waiters with tasks that are not gated")
-				return
-			}
+	for _, o := range rest {
+		if o.kind != fzGated {
+			f.logf("cancel skipped: would reorder waiters with tasks that are not gated")
+			return
 		}
 	}
 	f.logf("cancel the context of waiter task %d", w.id)
@@ -813,7 +813,9 @@ func (f *fz) cancelWaiter(arg int) {
 	}
 	m.rejected++
 	m.waiters = rest
-	m.unordered = len(rest) >= 2
+	// The cancel woke every waiter; each requeues at the tail when it gets
+	// the lock again, which may be after callers that arrive later.
+	m.unordered = len(rest) > 0
 }
 
 func (f *fz) releaseTimeout() {
@@ -868,7 +870,7 @@ func (f *fz) settle() {
 		}
 		m.waiters, m.anonTaken = rest, 0
 	}
-	if len(m.waiters) <= 1 {
+	if len(m.waiters) == 0 {
 		m.unordered = false
 	}
 
