@@ -38,6 +38,17 @@ type poolCore[T any] struct {
 	live      int
 	allExited chan struct{}
 
+	// stopping counts workers that have been told to stop (by the purge,
+	// Release or a shrinking Tune) and have not exited yet. They still count
+	// in running, so that the pool never has more than capacity worker
+	// goroutines, but not as workers that can take tasks.
+	stopping   int
+	allStopped chan struct{} // when non-nil, closed as stopping drops to 0
+
+	// workerCache recycles the goWorker of an exited goroutine, channel
+	// included, for the next one the pool starts.
+	workerCache sync.Pool
+
 	purgeStop chan struct{} // closed to stop the purge goroutine; nil if none runs
 	lastTick  int64         // time of the purge goroutine's last tick, in ns
 
@@ -47,7 +58,7 @@ type poolCore[T any] struct {
 
 	// These are written only with lock held and may be read without it.
 	capacity atomic.Int32 // -1 means unlimited
-	running  atomic.Int32 // workers started and not yet stopped
+	running  atomic.Int32 // worker goroutines started and not yet exited
 	waiting  atomic.Int32 // waiters.len
 	closed   atomic.Bool
 
@@ -237,7 +248,10 @@ func (p *poolCore[T]) spawnLocked(arg T) {
 	if p.purgeStop == nil && !p.opts.DisablePurge && !p.closed.Load() {
 		p.startPurgeLocked()
 	}
-	w := &goWorker[T]{pool: p, args: make(chan T, 1)}
+	w, _ := p.workerCache.Get().(*goWorker[T])
+	if w == nil {
+		w = &goWorker[T]{pool: p, args: make(chan T, 1)}
+	}
 	go w.run(arg)
 }
 
@@ -267,9 +281,8 @@ func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) 
 	} else {
 		count(&p.completed)
 	}
-	if c := p.capacity.Load(); c >= 0 && p.running.Load() > c {
+	if c := p.capacity.Load(); c >= 0 && p.activeLocked() > int(c) {
 		// A shrinking Tune left more workers than capacity.
-		p.running.Add(-1)
 		p.lock.Unlock()
 		return arg, false
 	}
@@ -278,7 +291,6 @@ func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) 
 		return arg, true
 	}
 	if p.closed.Load() {
-		p.running.Add(-1)
 		p.lock.Unlock()
 		return arg, false
 	}
@@ -286,29 +298,53 @@ func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) 
 	p.workers.insert(w)
 	p.lock.Unlock()
 
-	arg, ok = <-w.args // closed by purge, Release or Tune to stop the worker
-	return arg, ok
+	arg = <-w.args
+	return arg, !w.stop // stop was set before the value was sent
 }
 
-// workerLost accounts for a worker whose task ended its goroutine with
-// runtime.Goexit, and lets the capacity it held serve waiting callers.
-func (p *poolCore[T]) workerLost() {
+// workerExited is the last thing a worker goroutine does. lost reports a
+// task that ended the goroutine with runtime.Goexit. The capacity the worker
+// held goes to waiting callers and buffered tasks.
+func (p *poolCore[T]) workerExited(w *goWorker[T], lost bool) {
 	p.lock.Lock()
-	count(&p.panicked)
+	if lost {
+		count(&p.panicked)
+	}
+	if w.stop {
+		w.stop = false
+		p.stopping--
+		if p.stopping == 0 && p.allStopped != nil {
+			close(p.allStopped)
+			p.allStopped = nil
+		}
+	}
 	p.running.Add(-1)
 	p.serveLocked()
+	p.exitedLocked()
+	p.lock.Unlock()
+	p.workerCache.Put(w)
+}
+
+// goroutineExited is the last thing the purge goroutine does.
+func (p *poolCore[T]) goroutineExited() {
+	p.lock.Lock()
+	p.exitedLocked()
 	p.lock.Unlock()
 }
 
-// goroutineExited is the last thing each pool goroutine does.
-func (p *poolCore[T]) goroutineExited() {
-	p.lock.Lock()
+// exitedLocked counts one pool goroutine out. It requires p.lock held.
+func (p *poolCore[T]) exitedLocked() {
 	p.live--
 	if p.live == 0 && p.allExited != nil {
 		close(p.allExited)
 		p.allExited = nil
 	}
-	p.lock.Unlock()
+}
+
+// activeLocked returns the number of workers not told to stop. It requires
+// p.lock held.
+func (p *poolCore[T]) activeLocked() int {
+	return int(p.running.Load()) - p.stopping
 }
 
 // stopIdleLocked stops up to n idle workers. It requires p.lock held.
@@ -318,13 +354,23 @@ func (p *poolCore[T]) stopIdleLocked(n int) {
 		if w == nil {
 			return
 		}
-		close(w.args)
-		p.running.Add(-1)
+		p.stopLocked(w)
 	}
 }
 
+// stopLocked tells an idle worker, detached from the idle queue, to exit. It
+// requires p.lock held. The worker's channel is left open so that the
+// goWorker can be reused.
+func (p *poolCore[T]) stopLocked(w *goWorker[T]) {
+	w.stop = true
+	p.stopping++
+	var zero T
+	w.args <- zero // never blocks: an idle worker's channel is empty
+}
+
 // Running returns the number of worker goroutines, busy or idle. It grows
-// before Submit returns and shrinks when a worker is stopped.
+// before Submit returns, and shrinks as each worker goroutine exits: a moment
+// after the purge, Release or a shrinking Tune stops it.
 func (p *poolCore[T]) Running() int {
 	return int(p.running.Load())
 }
@@ -375,7 +421,7 @@ func (p *poolCore[T]) Tune(size int) {
 	if size > old {
 		p.serveLocked()
 	} else {
-		p.stopIdleLocked(int(p.running.Load()) - size)
+		p.stopIdleLocked(p.activeLocked() - size)
 	}
 }
 
@@ -456,17 +502,28 @@ func (p *poolCore[T]) waitExited(ctx context.Context) error {
 	}
 }
 
-// Reboot reopens a released pool; it does nothing to an open one. Unlike in
-// ants it does not wait for the workers of the released pool: those still
-// busy simply serve the reopened pool when their task ends.
+// Reboot reopens a released pool; it does nothing to an open one. It waits
+// for the idle workers Release stopped to exit, which they do at once, so
+// that the reopened pool has its whole capacity; unlike ants it does not
+// wait for busy workers, which simply serve the reopened pool when their
+// task ends.
 func (p *poolCore[T]) Reboot() {
 	p.lock.Lock()
 	defer p.lock.Unlock()
+	for p.closed.Load() && p.stopping > 0 {
+		if p.allStopped == nil {
+			p.allStopped = make(chan struct{})
+		}
+		done := p.allStopped
+		p.lock.Unlock()
+		<-done
+		p.lock.Lock()
+	}
 	if !p.closed.Load() {
 		return
 	}
 	p.closed.Store(false)
-	if p.running.Load() > 0 && p.purgeStop == nil && !p.opts.DisablePurge {
+	if p.activeLocked() > 0 && p.purgeStop == nil && !p.opts.DisablePurge {
 		p.startPurgeLocked()
 	}
 }

@@ -241,6 +241,13 @@ func waitIdle(t *testing.T, p interface{ Stats() ants.Stats }, n int) {
 	waitUntil(t, fmt.Sprintf("%d workers are idle", n), func() bool { return p.Stats().Idle == n })
 }
 
+// waitRunning waits until the pool has n worker goroutines: a worker the
+// pool stops leaves Running() when its goroutine exits, a moment later.
+func waitRunning(t *testing.T, p interface{ Running() int }, n int) {
+	t.Helper()
+	waitUntil(t, fmt.Sprintf("%d workers are running", n), func() bool { return p.Running() == n })
+}
+
 // waitWaiting waits until n callers are blocked in the pool.
 func waitWaiting(t *testing.T, p interface{ Waiting() int }, n int) {
 	t.Helper()
@@ -481,12 +488,12 @@ func TestPoolExpiry(t *testing.T) {
 			waitIdle(t, p, 2)
 			require.True(t, c.Advance(expiry)) // tick 2: a has been idle since tick 0
 			require.True(t, c.Sync())
-			assert.Equal(t, 2, p.Running())
 			assert.Equal(t, 1, p.Stats().Idle)
+			waitRunning(t, p, 2) // a's goroutine exits a moment after it is stopped
 			require.True(t, c.Advance(expiry)) // tick 3: b has been idle since tick 1
 			require.True(t, c.Sync())
-			assert.Equal(t, 1, p.Running())
 			assert.Equal(t, 0, p.Stats().Idle)
+			waitRunning(t, p, 1)
 		})
 	})
 	t.Run("the purge goroutine starts with the first worker and exits with the last", func(t *testing.T) {
@@ -542,7 +549,8 @@ func TestPoolExpiry(t *testing.T) {
 			// Idle for 1.2 s at the second: reaped, so it is at most 1.2 s.
 			require.True(t, c.Advance(600*time.Millisecond))
 			require.True(t, c.Sync())
-			assert.Equal(t, 1, p.Running())
+			assert.Equal(t, 0, p.Stats().Idle)
+			waitRunning(t, p, 1)
 		})
 	})
 }
@@ -570,8 +578,8 @@ func testReapedAtSecondTick(t *testing.T, k poolKind, expiry time.Duration, opts
 
 		require.True(t, c.Advance(expiry))
 		require.True(t, c.Sync())
-		assert.Equal(t, 1, p.Running(), "round %d: kept after the second tick", round)
-		assert.Equal(t, 0, p.Stats().Idle)
+		assert.Equal(t, 0, p.Stats().Idle, "round %d: still idle after the second tick", round)
+		waitRunning(t, p, 1)
 	}
 }
 
@@ -631,8 +639,8 @@ func TestPoolTune(t *testing.T) {
 			waitIdle(t, p, 4)
 
 			p.Tune(1)
-			assert.Equal(t, 1, p.Running())
-			assert.Equal(t, 1, p.Stats().Idle)
+			assert.Equal(t, 1, p.Stats().Idle, "the surplus idle workers are stopped by Tune itself")
+			waitRunning(t, p, 1)
 			assert.Equal(t, 0, p.Free())
 		})
 	})
@@ -665,7 +673,7 @@ func TestPoolTune(t *testing.T) {
 			p.Tune(1)
 			occupy(t, p, newGate(t), 1)
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
-			assert.Equal(t, 1, p.Running())
+			waitRunning(t, p, 1)
 		})
 	})
 }
@@ -768,8 +776,8 @@ func testStatsCounters(t *testing.T, k poolKind) {
 	assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolClosed)
 	s = p.Stats()
 	assert.Equal(t, uint64(2), s.Rejected)
-	assert.Equal(t, 0, s.Running)
 	assert.Equal(t, 0, s.Idle)
+	waitRunning(t, p, 0)
 }
 
 func TestPoolRelease(t *testing.T) {
@@ -1095,7 +1103,13 @@ func testExactlyOnce(t *testing.T, k poolKind, opts []ants.Option) {
 		}
 	}
 	assert.Positive(t, nAccepted, "no task was accepted: the test proved nothing")
-	assert.Positive(t, nRefused, "no task was refused: the test proved nothing")
+	// Whether the interleaving refused any task depends on the scheduler
+	// (with GOMAXPROCS=1 it often does not); a refusal is checked for sure
+	// here, on the released pool.
+	t.Logf("%d tasks accepted, %d refused", nAccepted, nRefused)
+	var ranAfterRelease atomic.Bool
+	assert.ErrorIs(t, p.submit(func() { ranAfterRelease.Store(true) }), ants.ErrPoolClosed)
+	assert.False(t, ranAfterRelease.Load(), "a refused task ran")
 }
 
 func TestPoolLosesNoWakeUp(t *testing.T) {

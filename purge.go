@@ -74,12 +74,11 @@ func (p *poolCore[T]) purge(stop chan struct{}, now time.Time) bool {
 	t := now.UnixNano()
 	expired := p.workers.refresh(t - int64(p.opts.ExpiryDuration))
 	for i, w := range expired {
-		close(w.args)
+		p.stopLocked(w)
 		expired[i] = nil
 	}
-	p.running.Add(-int32(len(expired)))
 	p.lastTick = t
-	if p.running.Load() == 0 {
+	if p.activeLocked() == 0 {
 		p.purgeStop = nil
 		return false
 	}

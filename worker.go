@@ -5,8 +5,8 @@ import "runtime/debug"
 // goWorker is one pooled goroutine. It runs the task it was started with,
 // then asks the pool for more (afterTask): a buffered task or a waiting
 // caller's task if there is one, otherwise it parks in the pool's idle queue
-// until Submit hands it a task through args, or the pool stops it by closing
-// args. One goWorker[T] serves every pool kind: T is func() for Pool and the
+// until Submit hands it a task through args, or the pool tells it to stop.
+// One goWorker[T] serves every pool kind: T is func() for Pool and the
 // argument type for the function pools.
 type goWorker[T any] struct {
 	pool *poolCore[T]
@@ -20,6 +20,11 @@ type goWorker[T any] struct {
 	// lastUsed is the pool tick at which the worker last went idle; guarded
 	// by the pool's lock.
 	lastUsed int64
+
+	// stop tells an idle worker that the value it receives is not a task
+	// but the order to exit. It is set under the pool's lock before the
+	// value is sent, so the worker may read it after receiving.
+	stop bool
 }
 
 // run is the body of the worker goroutine. It returns when the pool stops
@@ -28,14 +33,9 @@ type goWorker[T any] struct {
 func (w *goWorker[T]) run(arg T) {
 	p := w.pool
 	clean := false
-	defer func() {
-		if !clean {
-			// The task called runtime.Goexit (t.FailNow, for one): it
-			// neither returned nor panicked, and this goroutine is ending.
-			p.workerLost()
-		}
-		p.goroutineExited()
-	}()
+	// If the task calls runtime.Goexit (t.FailNow, for one), it neither
+	// returns nor panics, and the goroutine ends here with clean unset.
+	defer func() { p.workerExited(w, !clean) }()
 	for {
 		panicked := w.exec(arg)
 		var ok bool
