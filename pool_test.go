@@ -489,7 +489,7 @@ func TestPoolExpiry(t *testing.T) {
 			require.True(t, c.Advance(expiry)) // tick 2: a has been idle since tick 0
 			require.True(t, c.Sync())
 			assert.Equal(t, 1, p.Stats().Idle)
-			waitRunning(t, p, 2) // a's goroutine exits a moment after it is stopped
+			waitRunning(t, p, 2)               // a's goroutine exits a moment after it is stopped
 			require.True(t, c.Advance(expiry)) // tick 3: b has been idle since tick 1
 			require.True(t, c.Sync())
 			assert.Equal(t, 0, p.Stats().Idle)
