@@ -106,8 +106,9 @@ func (p *poolCore[T]) init(size int, fn func(T), options []Option) error {
 
 // submit hands arg to the pool: the fast path, inlined into Submit and
 // Invoke, serves the common case of an idle worker; everything else is in
-// submitSlow. ctx is nil for the calls that take none. If try is set the
-// caller never waits.
+// submitSlow. ctx is never nil: the calls that take none pass
+// context.Background(), whose Done is nil. If try is set the caller never
+// waits.
 func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
 	if p.closed.Load() {
 		p.rejected.Add(1)
@@ -169,17 +170,15 @@ func (p *poolCore[T]) waitLocked(ctx context.Context, arg T) error {
 	p.waiting.Store(int32(p.waiters.len))
 
 	var stop func() bool
-	if ctx != nil && ctx.Done() != nil {
+	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, p.wakeAll)
 	}
 	var err error
 	for w.state == waiterPending {
-		if ctx != nil {
-			if err = ctx.Err(); err != nil {
-				p.waiters.remove(w)
-				p.waiting.Store(int32(p.waiters.len))
-				break
-			}
+		if err = ctx.Err(); err != nil {
+			p.waiters.remove(w)
+			p.waiting.Store(int32(p.waiters.len))
+			break
 		}
 		p.cond.Wait()
 		if w.state == waiterPending {

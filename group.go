@@ -59,9 +59,7 @@ type Group struct {
 // NewGroup returns a Group that runs its tasks on p. Every task runs, even
 // after one has failed; Wait returns the first error.
 func NewGroup(p Submitter) *Group {
-	g := new(Group)
-	g.init(nil, p)
-	return g
+	return &Group{pool: p, ctx: context.Background()}
 }
 
 // NewGroupContext returns a Group that runs its tasks on p, and a context
@@ -71,20 +69,16 @@ func NewGroup(p Submitter) *Group {
 // A nil ctx is taken as context.Background().
 func NewGroupContext(ctx context.Context, p Submitter) (*Group, context.Context) {
 	g := new(Group)
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return g, g.init(ctx, p)
+	return g, g.initContext(ctx, p)
 }
 
-// init prepares a new group; with a non-nil parent the group gets a context
-// of its own, which it returns.
-func (g *Group) init(parent context.Context, p Submitter) context.Context {
-	g.pool = p
+// initContext prepares a new group with a context of its own, derived from
+// parent (nil means context.Background()), and returns that context.
+func (g *Group) initContext(parent context.Context, p Submitter) context.Context {
 	if parent == nil {
-		g.ctx = context.Background()
-		return g.ctx
+		parent = context.Background()
 	}
+	g.pool = p
 	g.ctx, g.cancel = context.WithCancelCause(parent)
 	return g.ctx
 }
@@ -195,9 +189,7 @@ type ResultGroup[T any] struct {
 // NewResultGroup returns a ResultGroup that runs its tasks on p; see
 // NewGroup.
 func NewResultGroup[T any](p Submitter) *ResultGroup[T] {
-	r := new(ResultGroup[T])
-	r.g.init(nil, p)
-	return r
+	return &ResultGroup[T]{g: Group{pool: p, ctx: context.Background()}}
 }
 
 // NewResultGroupContext returns a ResultGroup that runs its tasks on p and
@@ -205,10 +197,7 @@ func NewResultGroup[T any](p Submitter) *ResultGroup[T] {
 // A nil ctx is taken as context.Background().
 func NewResultGroupContext[T any](ctx context.Context, p Submitter) (*ResultGroup[T], context.Context) {
 	r := new(ResultGroup[T])
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return r, r.g.init(ctx, p)
+	return r, r.g.initContext(ctx, p)
 }
 
 // Go runs task on the pool; see Group.Go.

@@ -98,10 +98,10 @@ func (m *multiCore[T]) submitOnce(ctx context.Context, arg T, try bool) error {
 	if m.closed.Load() {
 		return ErrPoolClosed
 	}
-	if ctx != nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	if ctx == nil {
+		ctx = context.Background()
+	} else if err := ctx.Err(); err != nil {
+		return err
 	}
 	err := m.next(m.lbs).submit(ctx, arg, try)
 	if err == ErrPoolOverload && m.lbs == RoundRobin {
@@ -293,7 +293,7 @@ func (mp *MultiPool) Submit(task func()) error {
 	if task == nil {
 		return mp.rejectNil()
 	}
-	return mp.submit(nil, task, false)
+	return mp.submit(context.Background(), task, false)
 }
 
 // SubmitContext is Submit for a caller that gives up when ctx is done; see
@@ -310,7 +310,7 @@ func (mp *MultiPool) TrySubmit(task func()) error {
 	if task == nil {
 		return mp.rejectNil()
 	}
-	return mp.submit(nil, task, true)
+	return mp.submit(context.Background(), task, true)
 }
 
 // MultiPoolWithFuncGeneric spreads calls of one function over several
@@ -351,7 +351,7 @@ func NewMultiPoolWithFuncGeneric[T any](size, sizePerPool int, fn func(T), lbs L
 // Invoke calls the function with arg on the sub-pool chosen by the
 // strategy; see PoolWithFuncGeneric.Invoke.
 func (mp *MultiPoolWithFuncGeneric[T]) Invoke(arg T) error {
-	return mp.submit(nil, arg, false)
+	return mp.submit(context.Background(), arg, false)
 }
 
 // InvokeContext is Invoke for a caller that gives up when ctx is done.
@@ -361,5 +361,5 @@ func (mp *MultiPoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T)
 
 // TryInvoke is Invoke for a caller that never waits.
 func (mp *MultiPoolWithFuncGeneric[T]) TryInvoke(arg T) error {
-	return mp.submit(nil, arg, true)
+	return mp.submit(context.Background(), arg, true)
 }

@@ -34,7 +34,7 @@ func (p *Pool) Submit(task func()) error {
 	if task == nil {
 		return p.rejectNil()
 	}
-	return p.submit(nil, task, false)
+	return p.submit(context.Background(), task, false)
 }
 
 // SubmitContext is Submit for a caller that gives up when ctx is done: it
@@ -44,7 +44,8 @@ func (p *Pool) SubmitContext(ctx context.Context, task func()) error {
 	if task == nil {
 		return p.rejectNil()
 	}
-	if err := p.checkContext(ctx); err != nil {
+	ctx, err := p.checkContext(ctx)
+	if err != nil {
 		return err
 	}
 	return p.submit(ctx, task, false)
@@ -56,7 +57,7 @@ func (p *Pool) TrySubmit(task func()) error {
 	if task == nil {
 		return p.rejectNil()
 	}
-	return p.submit(nil, task, true)
+	return p.submit(context.Background(), task, true)
 }
 
 // rejectNil is the answer to a nil task: ErrPoolClosed on a closed pool, as
@@ -69,14 +70,15 @@ func (p *poolCore[T]) rejectNil() error {
 	return ErrNilTask
 }
 
-// checkContext returns ctx.Err() for a context that is already done.
-func (p *poolCore[T]) checkContext(ctx context.Context) error {
+// checkContext returns ctx, or context.Background() for a nil ctx, and
+// ctx.Err() if it is already done.
+func (p *poolCore[T]) checkContext(ctx context.Context) (context.Context, error) {
 	if ctx == nil {
-		return nil
+		return context.Background(), nil
 	}
 	if err := ctx.Err(); err != nil {
 		p.rejected.Add(1)
-		return err
+		return ctx, err
 	}
-	return nil
+	return ctx, nil
 }

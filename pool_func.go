@@ -37,14 +37,15 @@ func NewPoolWithFuncGeneric[T any](size int, pf func(T), options ...Option) (*Po
 // Invoke runs the pool function with arg on a worker; it waits and fails as
 // Pool.Submit does. Unlike in ants, a nil arg is passed to the function.
 func (p *PoolWithFuncGeneric[T]) Invoke(arg T) error {
-	return p.submit(nil, arg, false)
+	return p.submit(context.Background(), arg, false)
 }
 
 // InvokeContext is Invoke for a caller that gives up when ctx is done: it
 // then returns ctx.Err() and the function is not called with arg. A ctx
 // already done returns at once. A nil ctx is taken as context.Background().
 func (p *PoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error {
-	if err := p.checkContext(ctx); err != nil {
+	ctx, err := p.checkContext(ctx)
+	if err != nil {
 		return err
 	}
 	return p.submit(ctx, arg, false)
@@ -53,5 +54,5 @@ func (p *PoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error
 // TryInvoke is Invoke for a caller that never waits: it returns
 // ErrPoolOverload when no worker and no buffer slot is free right now.
 func (p *PoolWithFuncGeneric[T]) TryInvoke(arg T) error {
-	return p.submit(nil, arg, true)
+	return p.submit(context.Background(), arg, true)
 }
