@@ -511,7 +511,7 @@ const (
 )
 
 var (
-	stressOpNames   = [stressOpCount]string{"Submit", "SubmitContext", "TrySubmit", "Group", "Tune", "Release", "ReleaseTimeout", "Reboot"}
+	stressOpNames   = [stressOpCount]string{"Submit", "SubmitContext", "TrySubmit", "Group.Go/TryGo/Wait", "Tune", "Release", "ReleaseTimeout", "Reboot"}
 	stressOpWeights = [stressOpCount]int{33, 20, 20, 10, 7, 2, 2, 6}
 )
 
@@ -583,7 +583,7 @@ func (h *stressHarness) hammer(g int, p *stressTarget, cfg stressConfig, deadlin
 			h.settle(id, err)
 			h.checkErr("TrySubmit", err, true, nil)
 		case stressOpGroup:
-			h.call(g, "Group.Go/Wait", func() { h.group(p, cfg) })
+			h.call(g, "Group.Go/TryGo/Wait", func() { h.group(p, cfg) })
 		case stressOpTune:
 			size := 1 + rand.IntN(2*cfg.size)
 			h.call(g, "Tune", func() { p.tune(size) })
@@ -638,16 +638,18 @@ func (h *stressHarness) checkErr(op string, err error, mayOverload bool, ctx con
 	}
 }
 
-// group runs a few tasks in a Group and checks what Wait reports.
+// group runs a few tasks in a Group, some through Go and some through
+// TryGo, and checks what Wait reports: with nil, every task ran once; a task
+// TryGo refused never ran; an error is one the pool or a task may cause.
 func (h *stressHarness) group(p *stressTarget, cfg stressConfig) {
 	g := ants.NewGroup(p.submitter)
 	n := 1 + rand.IntN(4)
 	var ran [4]atomic.Int32
-	var failing, panicking [4]bool
+	var failing, panicking, refused [4]bool
 	for i := 0; i < n; i++ {
 		failing[i] = rand.IntN(10) == 0
 		panicking[i] = !failing[i] && rand.IntN(20) == 0
-		g.Go(func() error {
+		task := func() error {
 			h.ran.Add(1)
 			ran[i].Add(1)
 			if failing[i] {
@@ -657,17 +659,24 @@ func (h *stressHarness) group(p *stressTarget, cfg stressConfig) {
 				panic(errStressTask)
 			}
 			return nil
-		})
+		}
+		if rand.IntN(3) == 0 {
+			refused[i] = !g.TryGo(task)
+		} else {
+			g.Go(task)
+		}
 	}
 	err := g.Wait()
 	var total int64
 	anyFailed := false
 	for i := 0; i < n; i++ {
 		r := ran[i].Load()
-		if r > 1 {
+		switch {
+		case r > 1:
 			h.errorf("group task %d ran %d times", i, r)
-		}
-		if err == nil && r != 1 {
+		case refused[i] && r != 0:
+			h.errorf("TryGo refused group task %d but it ran", i)
+		case err == nil && !refused[i] && r != 1:
 			h.errorf("Wait returned nil but group task %d ran %d times", i, r)
 		}
 		if r == 1 && (failing[i] || panicking[i]) {
