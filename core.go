@@ -38,12 +38,12 @@ type poolCore[T any] struct {
 	live      int
 	allExited chan struct{}
 
-	// stopping counts workers that have been told to stop (by the purge,
-	// Release or a shrinking Tune) and have not exited yet. They still count
-	// in running, so that the pool never has more than capacity worker
-	// goroutines, but not as workers that can take tasks.
-	stopping   int
-	allStopped chan struct{} // when non-nil, closed as stopping drops to 0
+	// stopped holds the workers that have been told to stop (by the purge,
+	// Release or a shrinking Tune) and have not exited yet, each at its
+	// stopIdx. They count in running until they exit, but not against the
+	// capacity; one that has not yet read the order can be revived to take a
+	// task instead of a new goroutine (claimLocked).
+	stopped []*goWorker[T]
 
 	// workerCache recycles the goWorker of an exited goroutine, channel
 	// included, for the next one the pool starts.
@@ -131,8 +131,8 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
-	if c := p.capacity.Load(); c < 0 || p.running.Load() < c {
-		p.spawnLocked(arg)
+	if w, ok := p.claimLocked(); ok {
+		p.startLocked(w, arg)
 		count(&p.submitted)
 		p.lock.Unlock()
 		return nil
@@ -254,20 +254,76 @@ func (p *poolCore[T]) spawnLocked(arg T) {
 	go w.run(arg)
 }
 
+// claimLocked finds room for one more task when no worker is idle: ok is
+// false if capacity workers are active. Otherwise w is a worker that had
+// been told to stop but not yet read the order, now kept instead, or nil if
+// a new worker must be started.
+//
+// Capacity counts active workers, not goroutines: a worker that has read its
+// order to stop is gone for the pool, and waiting the microseconds until its
+// goroutine ends would make Submit fail or wait for nothing (ants has that
+// window after every purge). Reviving first keeps the goroutines over
+// capacity to those few already on their way out. It requires p.lock held.
+func (p *poolCore[T]) claimLocked() (w *goWorker[T], ok bool) {
+	if c := p.capacity.Load(); c >= 0 && p.activeLocked() >= int(c) {
+		return nil, false
+	}
+	// The most recently stopped are the likeliest to be unread; the rest
+	// are exiting and leave the list themselves, so a few tries suffice.
+	for i := len(p.stopped) - 1; i >= max(0, len(p.stopped)-reviveTries); i-- {
+		w := p.stopped[i]
+		select {
+		case <-w.args: // the order to stop, still unread: take it back
+			p.unstopLocked(w)
+			return w, true
+		default: // already read: the worker is exiting
+		}
+	}
+	return nil, true
+}
+
+// reviveTries bounds the stopped workers claimLocked looks at.
+const reviveTries = 4
+
+// startLocked runs arg on w, as returned by claimLocked. It requires p.lock
+// held.
+func (p *poolCore[T]) startLocked(w *goWorker[T], arg T) {
+	if w == nil {
+		p.spawnLocked(arg)
+		return
+	}
+	w.args <- arg // never blocks: claimLocked just emptied the channel
+}
+
 // serveLocked starts workers for buffered tasks and waiting callers while
 // the capacity allows, after an event that freed capacity. It requires
 // p.lock held.
 func (p *poolCore[T]) serveLocked() {
 	for {
-		if c := p.capacity.Load(); c >= 0 && p.running.Load() >= c {
+		w, ok := p.claimLocked()
+		if !ok {
 			return
 		}
 		arg, ok := p.nextTaskLocked()
 		if !ok {
+			if w != nil {
+				p.idleLocked(w)
+			}
 			return
 		}
-		p.spawnLocked(arg)
+		p.startLocked(w, arg)
 	}
+}
+
+// idleLocked puts a revived worker with nothing to do back where it was
+// going: the idle queue, or, on a closed pool, out. It requires p.lock held.
+func (p *poolCore[T]) idleLocked(w *goWorker[T]) {
+	if p.closed.Load() {
+		p.stopLocked(w)
+		return
+	}
+	w.lastUsed = p.lastTick
+	p.workers.insert(w)
 }
 
 // afterTask records the task a worker just finished and returns the next
@@ -310,12 +366,7 @@ func (p *poolCore[T]) workerExited(w *goWorker[T], lost bool) {
 		count(&p.panicked)
 	}
 	if w.stop {
-		w.stop = false
-		p.stopping--
-		if p.stopping == 0 && p.allStopped != nil {
-			close(p.allStopped)
-			p.allStopped = nil
-		}
+		p.unstopLocked(w)
 	}
 	p.running.Add(-1)
 	p.serveLocked()
@@ -343,7 +394,7 @@ func (p *poolCore[T]) exitedLocked() {
 // activeLocked returns the number of workers not told to stop. It requires
 // p.lock held.
 func (p *poolCore[T]) activeLocked() int {
-	return int(p.running.Load()) - p.stopping
+	return int(p.running.Load()) - len(p.stopped)
 }
 
 // stopIdleLocked stops up to n idle workers. It requires p.lock held.
@@ -362,14 +413,27 @@ func (p *poolCore[T]) stopIdleLocked(n int) {
 // goWorker can be reused.
 func (p *poolCore[T]) stopLocked(w *goWorker[T]) {
 	w.stop = true
-	p.stopping++
+	w.stopIdx = len(p.stopped)
+	p.stopped = append(p.stopped, w)
 	var zero T
 	w.args <- zero // never blocks: an idle worker's channel is empty
 }
 
+// unstopLocked removes w from p.stopped, because it exited or was revived.
+// It requires p.lock held.
+func (p *poolCore[T]) unstopLocked(w *goWorker[T]) {
+	last := len(p.stopped) - 1
+	moved := p.stopped[last]
+	p.stopped[w.stopIdx], moved.stopIdx = moved, w.stopIdx
+	p.stopped[last] = nil
+	p.stopped = p.stopped[:last]
+	w.stop = false
+}
+
 // Running returns the number of worker goroutines, busy or idle. It grows
 // before Submit returns, and shrinks as each worker goroutine exits: a moment
-// after the purge, Release or a shrinking Tune stops it.
+// after the purge, Release or a shrinking Tune stops it. For that moment it
+// can exceed Cap(), and Free() can be negative.
 func (p *poolCore[T]) Running() int {
 	return int(p.running.Load())
 }
@@ -501,23 +565,12 @@ func (p *poolCore[T]) waitExited(ctx context.Context) error {
 	}
 }
 
-// Reboot reopens a released pool; it does nothing to an open one. It waits
-// for the idle workers Release stopped to exit, which they do at once, so
-// that the reopened pool has its whole capacity; unlike ants it does not
-// wait for busy workers, which simply serve the reopened pool when their
-// task ends.
+// Reboot reopens a released pool; it does nothing to an open one. Unlike in
+// ants it does not wait for the workers of the released pool: those still
+// busy simply serve the reopened pool when their task ends.
 func (p *poolCore[T]) Reboot() {
 	p.lock.Lock()
 	defer p.lock.Unlock()
-	for p.closed.Load() && p.stopping > 0 {
-		if p.allStopped == nil {
-			p.allStopped = make(chan struct{})
-		}
-		done := p.allStopped
-		p.lock.Unlock()
-		<-done
-		p.lock.Lock()
-	}
 	if !p.closed.Load() {
 		return
 	}

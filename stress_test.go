@@ -874,7 +874,7 @@ func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
 // grows it back: with one task running and a capacity of 2, a second task
 // must be taken at once.
 func TestTuneBackUpRestoresCapacityAtOnce(t *testing.T) {
-	t.Skip("BUG: a worker told to stop (shrinking Tune, purge) counts against Cap until its goroutine exits, so right after Tune(1); Tune(2) a pool with 1 busy worker refuses TrySubmit/Nonblocking Submit with ErrPoolOverload (and a Nonblocking pool whose idle workers the purge just stopped refuses with no task running)")
+
 	p, err := ants.NewPool(2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 	if err != nil {
 		t.Fatal(err)
