@@ -874,7 +874,6 @@ func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
 // grows it back: with one task running and a capacity of 2, a second task
 // must be taken at once.
 func TestTuneBackUpRestoresCapacityAtOnce(t *testing.T) {
-
 	p, err := ants.NewPool(2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 	if err != nil {
 		t.Fatal(err)
