@@ -1,0 +1,161 @@
+package ants
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+)
+
+// The pool's state as its users see it, and the calls that change it:
+// Tune, Release and Reboot.
+
+// Running returns the number of worker goroutines, busy or idle. It grows
+// before Submit returns, and shrinks as each worker goroutine exits: a moment
+// after the purge, Release or a shrinking Tune stops it. For that moment it
+// can exceed Cap(), and Free() can be negative.
+func (p *poolCore[T]) Running() int {
+	return int(p.running.Load())
+}
+
+// Free returns Cap() - Running(), or -1 for an unlimited pool. It is
+// negative for a while after a shrinking Tune.
+func (p *poolCore[T]) Free() int {
+	c := p.capacity.Load()
+	if c < 0 {
+		return -1
+	}
+	return int(c - p.running.Load())
+}
+
+// Waiting returns the number of callers blocked in Submit or Invoke.
+// Buffered tasks are not counted; see Stats.
+func (p *poolCore[T]) Waiting() int {
+	return int(p.waiting.Load())
+}
+
+// Cap returns the capacity of the pool, or -1 if it is unlimited.
+func (p *poolCore[T]) Cap() int {
+	return int(p.capacity.Load())
+}
+
+// IsClosed reports whether the pool has been released and not rebooted.
+func (p *poolCore[T]) IsClosed() bool {
+	return p.closed.Load()
+}
+
+// Tune changes the capacity of the pool. It does nothing for an unlimited
+// pool, a PreAlloc pool, or size <= 0. Growing starts workers at once for
+// waiting callers and buffered tasks; shrinking stops surplus idle workers at
+// once, and busy workers above the new capacity exit when their task ends.
+// Sizes above math.MaxInt32 are taken as math.MaxInt32.
+func (p *poolCore[T]) Tune(size int) {
+	if size <= 0 || p.opts.PreAlloc {
+		return
+	}
+	size = min(size, math.MaxInt32)
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	old := int(p.capacity.Load())
+	if old < 0 || size == old {
+		return
+	}
+	p.capacity.Store(int32(size))
+	if size > old {
+		p.serveLocked()
+	} else {
+		p.stopIdleLocked(p.activeLocked() - size)
+	}
+}
+
+// Release closes the pool: later submissions fail with ErrPoolClosed, idle
+// workers stop, and blocked callers return ErrPoolClosed. It does not wait
+// for busy workers; they finish their task, drain the task buffer, and exit.
+// Releasing a closed pool does nothing.
+func (p *poolCore[T]) Release() {
+	p.release()
+}
+
+// release reports whether this call closed the pool.
+func (p *poolCore[T]) release() bool {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	if p.closed.Load() {
+		return false
+	}
+	p.closed.Store(true)
+	p.stopIdleLocked(p.workers.len())
+	for w := p.waiters.popFront(); w != nil; w = p.waiters.popFront() {
+		w.state = waiterClosed
+	}
+	p.waiting.Store(0)
+	p.cond.Broadcast()
+	if p.purgeStop != nil {
+		close(p.purgeStop)
+		p.purgeStop = nil
+	}
+	return true
+}
+
+// ReleaseTimeout is Release followed by a wait, at most timeout, for every
+// goroutine of the pool to exit, including workers still busy. It returns
+// ErrTimeout if they did not exit in time and ErrPoolClosed if the pool was
+// already closed.
+func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := p.ReleaseContext(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return err
+}
+
+// ReleaseContext is Release followed by a wait, until ctx is done, for every
+// goroutine of the pool to exit; it then returns ctx.Err(). It returns
+// ErrPoolClosed if the pool was already closed. With a nil ctx it is Release
+// and returns nil without waiting.
+func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
+	if !p.release() {
+		return ErrPoolClosed
+	}
+	if ctx == nil {
+		return nil
+	}
+	return p.waitExited(ctx)
+}
+
+// waitExited waits until no goroutine of the pool is left, or ctx is done.
+func (p *poolCore[T]) waitExited(ctx context.Context) error {
+	p.lock.Lock()
+	if p.live == 0 {
+		p.lock.Unlock()
+		return nil
+	}
+	if p.allExited == nil {
+		p.allExited = make(chan struct{})
+	}
+	done := p.allExited
+	p.lock.Unlock()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Reboot reopens a released pool; it does nothing to an open one. Unlike in
+// ants it does not wait for the workers of the released pool: those still
+// busy simply serve the reopened pool when their task ends.
+func (p *poolCore[T]) Reboot() {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	if !p.closed.Load() {
+		return
+	}
+	p.closed.Store(false)
+	if p.activeLocked() > 0 && p.purgeStop == nil && !p.opts.DisablePurge {
+		p.startPurgeLocked()
+	}
+}
