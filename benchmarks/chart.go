@@ -102,7 +102,7 @@ func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
 		bar.LineStyle.Width = 0
 		bar.Color = colorOther
 		switch l.name() {
-		case "e62cffed/ants":
+		case "e62cffed/ants", "e62cffed/ants+queue":
 			bar.Color = colorOurs
 		case baselineName:
 			bar.Color = colorBaseline

@@ -50,6 +50,7 @@ type runner interface {
 func libraries() []library {
 	return []library{
 		e62cffedAnts{},
+		e62cffedAnts{queue: true},
 		panjf2000Ants{},
 		pondLib{},
 		concLib{},
@@ -128,15 +129,25 @@ func (r antsRunner) submit() {
 func (r antsRunner) stop() { r.pool.Release() }
 
 // e62cffedAnts is this repository's library, with default options (in
-// particular no task buffer) except for the expiry.
-type e62cffedAnts struct{}
+// particular no task buffer) except for the expiry; with queue set, it also
+// buffers up to capacity tasks (WithQueueSize), which is what a channel pool
+// of capacity workers over a channel of capacity slots does.
+type e62cffedAnts struct{ queue bool }
 
-func (e62cffedAnts) name() string { return "e62cffed/ants" }
+func (l e62cffedAnts) name() string {
+	if l.queue {
+		return "e62cffed/ants+queue"
+	}
+	return "e62cffed/ants"
+}
 
-func (e62cffedAnts) start(cfg poolConfig, task func()) runner {
+func (l e62cffedAnts) start(cfg poolConfig, task func()) runner {
 	var opts []eants.Option
 	if cfg.expiry > 0 {
 		opts = append(opts, eants.WithExpiryDuration(cfg.expiry))
+	}
+	if l.queue {
+		opts = append(opts, eants.WithQueueSize(cfg.capacity))
 	}
 	p, err := eants.NewPool(cfg.capacity, opts...)
 	if err != nil {
