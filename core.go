@@ -12,8 +12,8 @@ import (
 // applies to each task.
 //
 // Where a task goes, in order: to an idle worker (detached from workers and
-// handed the task through its channel); to a new (or revived) worker if
-// fewer than capacity are active; to the task buffer if it has room;
+// handed the task through its channel); to a new worker if fewer than
+// capacity are active; to the task buffer if it has room;
 // otherwise the caller waits in waiters, and the next worker to finish takes
 // its task. Hence these invariants, all under lock: the buffer and waiters
 // are empty whenever a worker is idle, and callers wait only while capacity
@@ -38,12 +38,10 @@ type poolCore[T any] struct {
 	live      int
 	allExited chan struct{}
 
-	// stopped holds the workers that have been told to stop (by the purge,
-	// Release or a shrinking Tune) and have not exited yet, each at its
-	// stopIdx. They count in running until they exit, but not against the
-	// capacity; one that has not yet read the order can be revived to take a
-	// task instead of a new goroutine (claimLocked).
-	stopped []*goWorker[T]
+	// stopping counts the workers that have been told to stop (by the
+	// purge, Release or a shrinking Tune) and have not exited yet. They count
+	// in running until they exit, but not against the capacity (roomLocked).
+	stopping int
 
 	// workerCache recycles the goWorker of an exited goroutine, channel
 	// included, for the next one the pool starts.
@@ -131,8 +129,8 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
-	if w, ok := p.claimLocked(); ok {
-		p.startLocked(w, arg)
+	if p.roomLocked() {
+		p.spawnLocked(arg)
 		count(&p.submitted)
 		p.lock.Unlock()
 		return nil

@@ -1,6 +1,6 @@
 package ants
 
-// Starting, reviving and stopping workers, and accounting for their exits.
+// Starting and stopping workers, and accounting for their exits.
 
 // spawnLocked starts a worker goroutine with arg as its first task. It
 // requires p.lock held.
@@ -19,76 +19,30 @@ func (p *poolCore[T]) spawnLocked(arg T) {
 	go w.run(arg)
 }
 
-// claimLocked finds room for one more task when no worker is idle: ok is
-// false if capacity workers are active. Otherwise w is a worker that had
-// been told to stop but not yet read the order, now kept instead, or nil if
-// a new worker must be started.
+// roomLocked reports whether a new worker may start: fewer than capacity
+// workers are active. It requires p.lock held.
 //
-// Capacity counts active workers, not goroutines: a worker that has read its
-// order to stop is gone for the pool, and waiting the microseconds until its
-// goroutine ends would make Submit fail or wait for nothing (ants has that
-// window after every purge). Reviving first keeps the goroutines over
-// capacity to those few already on their way out. It requires p.lock held.
-func (p *poolCore[T]) claimLocked() (w *goWorker[T], ok bool) {
-	if c := p.capacity.Load(); c >= 0 && p.activeLocked() >= int(c) {
-		return nil, false
-	}
-	// The most recently stopped are the likeliest to be unread; the rest
-	// are exiting and leave the list themselves, so a few tries suffice.
-	for i := len(p.stopped) - 1; i >= max(0, len(p.stopped)-reviveTries); i-- {
-		w := p.stopped[i]
-		select {
-		case <-w.args: // the order to stop, still unread: take it back
-			p.unstopLocked(w)
-			return w, true
-		default: // already read: the worker is exiting
-		}
-	}
-	return nil, true
-}
-
-// reviveTries bounds the stopped workers claimLocked looks at.
-const reviveTries = 4
-
-// startLocked runs arg on w, as returned by claimLocked. It requires p.lock
-// held.
-func (p *poolCore[T]) startLocked(w *goWorker[T], arg T) {
-	if w == nil {
-		p.spawnLocked(arg)
-		return
-	}
-	w.args <- arg // never blocks: claimLocked just emptied the channel
+// Capacity counts active workers, not goroutines: a worker told to stop is
+// gone for the pool, and waiting the microseconds until its goroutine ends
+// would make Submit fail or wait for nothing (ants has that window after
+// every purge). So for those microseconds the pool can have more goroutines
+// than its capacity, the extra ones all on their way out.
+func (p *poolCore[T]) roomLocked() bool {
+	c := p.capacity.Load()
+	return c < 0 || p.activeLocked() < int(c)
 }
 
 // serveLocked starts workers for buffered tasks and waiting callers while
 // the capacity allows, after an event that freed capacity. It requires
 // p.lock held.
 func (p *poolCore[T]) serveLocked() {
-	for {
-		w, ok := p.claimLocked()
-		if !ok {
-			return
-		}
+	for p.roomLocked() {
 		arg, ok := p.nextTaskLocked()
 		if !ok {
-			if w != nil {
-				p.idleLocked(w)
-			}
 			return
 		}
-		p.startLocked(w, arg)
+		p.spawnLocked(arg)
 	}
-}
-
-// idleLocked puts a revived worker with nothing to do back where it was
-// going: the idle queue, or, on a closed pool, out. It requires p.lock held.
-func (p *poolCore[T]) idleLocked(w *goWorker[T]) {
-	if p.closed.Load() {
-		p.stopLocked(w)
-		return
-	}
-	w.lastUsed = p.lastTick
-	p.workers.insert(w)
 }
 
 // afterTask records the task a worker just finished and returns the next
@@ -131,7 +85,8 @@ func (p *poolCore[T]) workerExited(w *goWorker[T], lost bool) {
 		count(&p.panicked)
 	}
 	if w.stop {
-		p.unstopLocked(w)
+		w.stop = false
+		p.stopping--
 	}
 	p.running.Add(-1)
 	p.serveLocked()
@@ -159,7 +114,7 @@ func (p *poolCore[T]) exitedLocked() {
 // activeLocked returns the number of workers not told to stop. It requires
 // p.lock held.
 func (p *poolCore[T]) activeLocked() int {
-	return int(p.running.Load()) - len(p.stopped)
+	return int(p.running.Load()) - p.stopping
 }
 
 // stopIdleLocked stops up to n idle workers. It requires p.lock held.
@@ -178,19 +133,7 @@ func (p *poolCore[T]) stopIdleLocked(n int) {
 // goWorker can be reused.
 func (p *poolCore[T]) stopLocked(w *goWorker[T]) {
 	w.stop = true
-	w.stopIdx = len(p.stopped)
-	p.stopped = append(p.stopped, w)
+	p.stopping++
 	var zero T
 	w.args <- zero // never blocks: an idle worker's channel is empty
-}
-
-// unstopLocked removes w from p.stopped, because it exited or was revived.
-// It requires p.lock held.
-func (p *poolCore[T]) unstopLocked(w *goWorker[T]) {
-	last := len(p.stopped) - 1
-	moved := p.stopped[last]
-	p.stopped[w.stopIdx], moved.stopIdx = moved, w.stopIdx
-	p.stopped[last] = nil
-	p.stopped = p.stopped[:last]
-	w.stop = false
 }

@@ -24,8 +24,7 @@ type goWorker[T any] struct {
 	// stop tells an idle worker that the value it receives is not a task
 	// but the order to exit. It is set under the pool's lock before the
 	// value is sent, so the worker may read it after receiving.
-	stop    bool
-	stopIdx int // index in the pool's stopped list while stop is set
+	stop bool
 }
 
 // run is the body of the worker goroutine. It returns when the pool stops
