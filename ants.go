@@ -9,6 +9,14 @@
 // return the first error or typed results (Group, ResultGroup), a task buffer
 // (WithQueueSize), and counters (Stats).
 //
+// What it costs, measured on a 2-core machine (BENCHMARKS.md): handing a
+// no-op task to a worker takes about 250-350 ns without a task buffer, since
+// each task then wakes a parked worker, and 140-240 ns with WithQueueSize,
+// where busy workers drain the buffer without parking; ants takes 500-1000 ns
+// and a bare channel of workers 65-140 ns. Invoke and the generic Invoke
+// allocate nothing per task, Submit nothing beyond the caller's closure, and
+// Stats adds no measurable cost.
+//
 // Differences from ants that a program could notice: importing the package
 // starts no goroutine, and an idle pool holds none; Submit(nil) returns
 // ErrNilTask; PoolWithFunc.Invoke(nil) calls the function with nil; a

@@ -24,7 +24,14 @@ const spinBackoffCap = 16
 // activeSpins is how many times a waiter polls the lock before it first
 // yields. runtime.Gosched goes through the scheduler's global run queue and
 // its lock, which under contention cost more than the whole critical
-// section: polling first keeps the common short wait off the scheduler.
+// section: with ants' yield-first backoff, runtime.goschedImpl took 44% of
+// the CPU profile of the buffered no-op benchmark (1 submitter, capacity 2).
+// Polling first keeps the common short wait off the scheduler.
+//
+// Against sync.Mutex in the same place (no-op benchmarks, 6 interleaved
+// runs each, benchstat, 2 shared cores) no difference was significant
+// (p > 0.05 in all 8 cases); the spread under load was wider for the
+// spinlock, whose waiters compete with a descheduled holder for the CPU.
 const activeSpins = 32
 
 // Lock acquires l. Its fast path is small enough to be inlined.
