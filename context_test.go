@@ -2,7 +2,6 @@ package ants_test
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,14 +16,6 @@ import (
 // This file tests SubmitContext, InvokeContext and TrySubmit, and holds the
 // helpers that the tests of the other additions to ants (groups, the task
 // buffer, Stats) share.
-
-// waitLimit bounds every wait for something that must happen; reaching it
-// fails the test. quietSpell is the window of the few "must not happen"
-// checks.
-const (
-	waitLimit  = 5 * time.Second
-	quietSpell = 30 * time.Millisecond
-)
 
 // latch holds back the tasks made by its task method until it is opened.
 type latch struct {
@@ -51,42 +42,6 @@ func (l *latch) task(started chan<- struct{}) func() {
 			started <- struct{}{}
 		}
 		<-l.ch
-	}
-}
-
-// mustRecv returns the next value from ch, failing the test if none comes
-// within waitLimit.
-func mustRecv[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(waitLimit):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
-}
-
-// mustNotRecv checks that nothing arrives on ch for a quiet spell.
-func mustNotRecv[T any](t *testing.T, ch <-chan T, what string) {
-	t.Helper()
-	select {
-	case v := <-ch:
-		t.Fatalf("%s happened too early (%v)", what, v)
-	case <-time.After(quietSpell):
-	}
-}
-
-// eventually waits for a state that the pool reaches without telling anyone,
-// such as a caller having blocked, by yielding until cond holds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		runtime.Gosched()
 	}
 }
 
@@ -236,7 +191,7 @@ func (m poolMaker) mustMake(t *testing.T, size int, opts ...ants.Option) *poolUn
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		p.reboot()
-		assert.NoError(t, p.releaseTimeout(waitLimit), "releasing the pool at the end of the test")
+		assert.NoError(t, p.releaseTimeout(long), "releasing the pool at the end of the test")
 	})
 	return p
 }
@@ -268,7 +223,7 @@ func occupyAll(t *testing.T, p *poolUnderTest, l *latch) {
 		require.NoError(t, p.submit(l.task(started)))
 	}
 	for i := 0; i < p.capacity; i++ {
-		mustRecv(t, started, "a held task to start")
+		recv(t, started, "a held task to start")
 	}
 }
 
@@ -280,7 +235,7 @@ func TestSubmitContext(t *testing.T) {
 			defer cancel()
 			done := make(chan struct{}, 1)
 			require.NoError(t, p.submitCtx(ctx, notify(done)))
-			mustRecv(t, done, "the task")
+			recv(t, done, "the task")
 		})
 
 		t.Run("a context already done returns its error at once and the task never runs", func(t *testing.T) {
@@ -293,7 +248,7 @@ func TestSubmitContext(t *testing.T) {
 			assert.ErrorIs(t, p.submitCtx(cancelledContext(), task), context.Canceled)
 			assert.ErrorIs(t, p.submitCtx(expired, task), context.DeadlineExceeded)
 
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Zero(t, ran.Load(), "a task submitted with a done context ran")
 			s := p.stats()
 			assert.Zero(t, s.Submitted)
@@ -307,10 +262,10 @@ func TestSubmitContext(t *testing.T) {
 			var ctx context.Context // nil
 			done := make(chan struct{}, 1)
 			errc := async(func() error { return p.submitCtx(ctx, notify(done)) })
-			eventually(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
 			l.open()
-			require.NoError(t, mustRecv(t, errc, "SubmitContext with a nil context"))
-			mustRecv(t, done, "the task")
+			require.NoError(t, recv(t, errc, "SubmitContext with a nil context"))
+			recv(t, done, "the task")
 		})
 
 		t.Run("a waiting caller gives up when its context is cancelled and its task never runs", func(t *testing.T) {
@@ -320,14 +275,14 @@ func TestSubmitContext(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var ran atomic.Int32
 			errc := async(func() error { return p.submitCtx(ctx, func() { ran.Add(1) }) })
-			eventually(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
 
 			cancel()
-			assert.ErrorIs(t, mustRecv(t, errc, "the cancelled caller"), context.Canceled)
+			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
 			assert.Zero(t, p.waiting(), "a caller that gave up still counts as waiting")
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Zero(t, ran.Load(), "the task of a caller that gave up ran")
 		})
 
@@ -339,10 +294,10 @@ func TestSubmitContext(t *testing.T) {
 			defer cancel()
 			var ran atomic.Int32
 			errc := async(func() error { return p.submitCtx(ctx, func() { ran.Add(1) }) })
-			assert.ErrorIs(t, mustRecv(t, errc, "the caller to give up"), context.DeadlineExceeded)
+			assert.ErrorIs(t, recv(t, errc, "the caller to give up"), context.DeadlineExceeded)
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Zero(t, ran.Load())
 		})
 
@@ -354,10 +309,10 @@ func TestSubmitContext(t *testing.T) {
 			var finished atomic.Int32
 			held := l.task(started)
 			require.NoError(t, p.submitCtx(ctx, func() { held(); finished.Add(1) }))
-			mustRecv(t, started, "the task")
+			recv(t, started, "the task")
 			cancel()
 			l.open()
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Equal(t, int32(1), finished.Load())
 		})
 
@@ -372,16 +327,16 @@ func TestSubmitContext(t *testing.T) {
 			for range callers {
 				go func() { errs <- p.submitCtx(ctx, func() { ran.Add(1) }) }()
 			}
-			eventually(t, "every caller waits", func() bool { return p.waiting() == callers })
+			waitUntil(t, "every caller waits", func() bool { return p.waiting() == callers })
 
 			cancel()
 			for range callers {
-				assert.ErrorIs(t, mustRecv(t, errs, "a cancelled caller"), context.Canceled)
+				assert.ErrorIs(t, recv(t, errs, "a cancelled caller"), context.Canceled)
 			}
 			assert.Zero(t, p.waiting())
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Zero(t, ran.Load(), "tasks of cancelled callers ran")
 			s := p.stats()
 			assert.Equal(t, uint64(p.capacity), s.Submitted)
@@ -407,19 +362,19 @@ func TestSubmitContext(t *testing.T) {
 				}
 				errs[i] = async(func() error { return p.submitCtx(ctx, func() { ran[i].Add(1) }) })
 			}
-			eventually(t, "every caller waits", func() bool { return p.waiting() == callers })
+			waitUntil(t, "every caller waits", func() bool { return p.waiting() == callers })
 
 			cancelDoomed()
 			for i := 0; i < callers; i += 2 {
-				assert.ErrorIs(t, mustRecv(t, errs[i], "a cancelled caller"), context.Canceled)
+				assert.ErrorIs(t, recv(t, errs[i], "a cancelled caller"), context.Canceled)
 			}
 			assert.Equal(t, callers/2, p.waiting(), "callers with a live context stopped waiting")
 
 			l.open()
 			for i := 1; i < callers; i += 2 {
-				assert.NoError(t, mustRecv(t, errs[i], "a caller with a live context"))
+				assert.NoError(t, recv(t, errs[i], "a caller with a live context"))
 			}
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			for i := range callers {
 				assert.Equal(t, int32(i%2), ran[i].Load(), "runs of the task of caller %d", i)
 			}
@@ -441,15 +396,15 @@ func TestSubmitContext(t *testing.T) {
 				for i := range callers {
 					errs[i] = async(func() error { return p.submitCtx(ctx, func() { ran[i].Add(1) }) })
 				}
-				eventually(t, "every caller waits", func() bool { return p.waiting() == callers })
+				waitUntil(t, "every caller waits", func() bool { return p.waiting() == callers })
 
 				go cancel()
 				l.open()
 				results := make([]error, callers)
 				for i := range callers {
-					results[i] = mustRecv(t, errs[i], "a caller")
+					results[i] = recv(t, errs[i], "a caller")
 				}
-				require.NoError(t, p.releaseTimeout(waitLimit))
+				require.NoError(t, p.releaseTimeout(long))
 				accepted := 0
 				for i, err := range results {
 					if err == nil {
@@ -487,17 +442,17 @@ func TestSubmitContextWithLimits(t *testing.T) {
 			occupyAll(t, p, l)
 			ctx, cancel := context.WithCancel(context.Background())
 			errc := async(func() error { return p.submitCtx(ctx, func() {}) })
-			eventually(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolOverload)
 
 			cancel()
-			assert.ErrorIs(t, mustRecv(t, errc, "the cancelled caller"), context.Canceled)
+			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
 			done := make(chan struct{}, 1)
 			errc = async(func() error { return p.submit(notify(done)) })
-			eventually(t, "another caller waits in its place", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "another caller waits in its place", func() bool { return p.waiting() == 1 })
 			l.open()
-			require.NoError(t, mustRecv(t, errc, "the caller that took the place"))
-			mustRecv(t, done, "its task")
+			require.NoError(t, recv(t, errc, "the caller that took the place"))
+			recv(t, done, "its task")
 		})
 
 		t.Run("Release returns ErrPoolClosed to a caller waiting with a context", func(t *testing.T) {
@@ -508,12 +463,12 @@ func TestSubmitContextWithLimits(t *testing.T) {
 			defer cancel()
 			var ran atomic.Int32
 			errc := async(func() error { return p.submitCtx(ctx, func() { ran.Add(1) }) })
-			eventually(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
 			p.release()
-			assert.ErrorIs(t, mustRecv(t, errc, "the waiting caller"), ants.ErrPoolClosed)
+			assert.ErrorIs(t, recv(t, errc, "the waiting caller"), ants.ErrPoolClosed)
 			l.open()
 			p.reboot() // to wait for the workers with releaseTimeout
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Zero(t, ran.Load())
 		})
 	})
@@ -525,7 +480,7 @@ func TestTrySubmit(t *testing.T) {
 			p := m.mustMake(t, 1)
 			done := make(chan struct{}, 1)
 			require.NoError(t, p.trySubmit(notify(done)))
-			mustRecv(t, done, "the task")
+			recv(t, done, "the task")
 		})
 
 		t.Run("a full pool refuses at once with ErrPoolOverload and the task never runs", func(t *testing.T) {
@@ -537,14 +492,14 @@ func TestTrySubmit(t *testing.T) {
 			assert.Zero(t, p.waiting())
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Zero(t, ran.Load())
 			assert.Equal(t, uint64(1), p.stats().Rejected)
 		})
 
 		t.Run("a released pool refuses with ErrPoolClosed", func(t *testing.T) {
 			p := m.mustMake(t, 1)
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.ErrorIs(t, p.trySubmit(func() {}), ants.ErrPoolClosed)
 			assert.ErrorIs(t, p.submitCtx(context.Background(), func() {}), ants.ErrPoolClosed)
 		})
@@ -558,7 +513,7 @@ func TestTrySubmit(t *testing.T) {
 		assert.ErrorIs(t, p.SubmitContext(context.Background(), nil), ants.ErrNilTask)
 		mp, err := ants.NewMultiPool(2, 1, ants.RoundRobin)
 		require.NoError(t, err)
-		defer func() { assert.NoError(t, mp.ReleaseTimeout(waitLimit)) }()
+		defer func() { assert.NoError(t, mp.ReleaseTimeout(long)) }()
 		assert.ErrorIs(t, mp.TrySubmit(nil), ants.ErrNilTask)
 		assert.ErrorIs(t, mp.SubmitContext(context.Background(), nil), ants.ErrNilTask)
 	})
@@ -594,7 +549,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 						task = func() { doomedRan.Add(1) }
 					}
 					errs[i] = async(func() error { return p.submitCtx(ctx, task) })
-					eventually(t, "the caller waits", func() bool { return p.waiting() == i+1 })
+					waitUntil(t, "the caller waits", func() bool { return p.waiting() == i+1 })
 				}
 				doomedErr, keptErr := errs[1], errs[0]
 				if cancelFirst {
@@ -602,12 +557,12 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 				}
 
 				cancel()
-				assert.ErrorIs(t, mustRecv(t, doomedErr, "the cancelled waiter"), context.Canceled)
+				assert.ErrorIs(t, recv(t, doomedErr, "the cancelled waiter"), context.Canceled)
 				assert.Equal(t, 1, p.waiting())
 				l.open()
-				assert.NoError(t, mustRecv(t, keptErr, "the other waiter to be served"))
-				mustRecv(t, served, "the other waiter's task")
-				require.NoError(t, p.releaseTimeout(waitLimit))
+				assert.NoError(t, recv(t, keptErr, "the other waiter to be served"))
+				recv(t, served, "the other waiter's task")
+				require.NoError(t, p.releaseTimeout(long))
 				assert.Zero(t, doomedRan.Load())
 			})
 		}
@@ -632,18 +587,18 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 					ctx = doomed
 				}
 				errs[i] = async(func() error { return p.submitCtx(ctx, func() { started <- i; <-proceed }) })
-				eventually(t, "the caller waits", func() bool { return p.waiting() == i+1 })
+				waitUntil(t, "the caller waits", func() bool { return p.waiting() == i+1 })
 			}
 			cancel()
 			for i := 1; i < callers; i += 3 {
-				assert.ErrorIs(t, mustRecv(t, errs[i], "a cancelled caller"), context.Canceled)
+				assert.ErrorIs(t, recv(t, errs[i], "a cancelled caller"), context.Canceled)
 			}
 
 			l.open()
 			for range callers - callers/3 {
-				i := mustRecv(t, started, "the next task")
+				i := recv(t, started, "the next task")
 				assert.NotEqual(t, 1, i%3, "the task of a cancelled caller ran")
-				require.NoError(t, mustRecv(t, errs[i], "the caller of a running task"))
+				require.NoError(t, recv(t, errs[i], "the caller of a running task"))
 				proceed <- struct{}{}
 			}
 		})
@@ -656,15 +611,15 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 				ctxA, cancelA := context.WithCancel(context.Background())
 				var ranA, ranB atomic.Int32
 				errA := async(func() error { return p.submitCtx(ctxA, func() { ranA.Add(1) }) })
-				eventually(t, "A waits", func() bool { return p.waiting() == 1 })
+				waitUntil(t, "A waits", func() bool { return p.waiting() == 1 })
 				errB := async(func() error { return p.submitCtx(context.Background(), func() { ranB.Add(1) }) })
-				eventually(t, "B waits", func() bool { return p.waiting() == 2 })
+				waitUntil(t, "B waits", func() bool { return p.waiting() == 2 })
 
 				go cancelA()
 				l.open()
-				require.NoError(t, mustRecv(t, errB, "B to be served"))
-				a := mustRecv(t, errA, "A to return")
-				require.NoError(t, p.releaseTimeout(waitLimit))
+				require.NoError(t, recv(t, errB, "B to be served"))
+				a := recv(t, errA, "A to return")
+				require.NoError(t, p.releaseTimeout(long))
 				assert.Equal(t, int32(1), ranB.Load())
 				if a == nil {
 					assert.Equal(t, int32(1), ranA.Load())
@@ -683,26 +638,26 @@ func TestPackageLevelSubmitContextAndTrySubmit(t *testing.T) {
 	ants.Reboot() // in case an earlier test left it released
 	t.Cleanup(func() {
 		ants.Reboot()
-		assert.NoError(t, ants.ReleaseTimeout(waitLimit))
+		assert.NoError(t, ants.ReleaseTimeout(long))
 		ants.Reboot()
 		assert.Zero(t, ants.Running(), "the default pool keeps a worker after ReleaseTimeout and Reboot")
 	})
 
 	done := make(chan struct{}, 1)
 	require.NoError(t, ants.SubmitContext(context.Background(), notify(done)))
-	mustRecv(t, done, "a task from SubmitContext")
+	recv(t, done, "a task from SubmitContext")
 	var nilCtx context.Context
 	require.NoError(t, ants.SubmitContext(nilCtx, notify(done)))
-	mustRecv(t, done, "a task from SubmitContext with a nil context")
+	recv(t, done, "a task from SubmitContext with a nil context")
 	require.NoError(t, ants.TrySubmit(notify(done)))
-	mustRecv(t, done, "a task from TrySubmit")
+	recv(t, done, "a task from TrySubmit")
 
 	var ran atomic.Int32
 	assert.ErrorIs(t, ants.SubmitContext(cancelledContext(), func() { ran.Add(1) }), context.Canceled)
 	assert.ErrorIs(t, ants.SubmitContext(context.Background(), nil), ants.ErrNilTask)
 	assert.ErrorIs(t, ants.TrySubmit(nil), ants.ErrNilTask)
 
-	require.NoError(t, ants.ReleaseTimeout(waitLimit))
+	require.NoError(t, ants.ReleaseTimeout(long))
 	assert.Zero(t, ran.Load())
 	assert.Zero(t, ants.Running())
 	assert.ErrorIs(t, ants.SubmitContext(context.Background(), func() {}), ants.ErrPoolClosed)
@@ -710,5 +665,5 @@ func TestPackageLevelSubmitContextAndTrySubmit(t *testing.T) {
 
 	ants.Reboot()
 	require.NoError(t, ants.TrySubmit(notify(done)))
-	mustRecv(t, done, "a task after Reboot")
+	recv(t, done, "a task after Reboot")
 }

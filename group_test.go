@@ -23,7 +23,7 @@ func newGroupPool(t *testing.T, size int, opts ...ants.Option) *ants.Pool {
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		p.Reboot()
-		assert.NoError(t, p.ReleaseTimeout(waitLimit), "releasing the pool at the end of the test")
+		assert.NoError(t, p.ReleaseTimeout(long), "releasing the pool at the end of the test")
 	})
 	return p
 }
@@ -36,7 +36,7 @@ func occupyPool(t *testing.T, p ants.Submitter, l *latch, n int) {
 		require.NoError(t, p.SubmitContext(context.Background(), l.task(started)))
 	}
 	for range n {
-		mustRecv(t, started, "a held task to start")
+		recv(t, started, "a held task to start")
 	}
 }
 
@@ -62,7 +62,7 @@ func TestGroup(t *testing.T) {
 		for range 100 {
 			g.Go(func() error { ran.Add(1); return nil })
 		}
-		require.NoError(t, mustRecv(t, waitFor(g), "Wait"))
+		require.NoError(t, recv(t, waitFor(g), "Wait"))
 		assert.Equal(t, int32(100), ran.Load())
 	})
 
@@ -74,7 +74,7 @@ func TestGroup(t *testing.T) {
 		g.Go(func() error { ran.Add(1); return errTask })
 		g.Go(func() error { ran.Add(1); return errSecond })
 		g.Go(func() error { ran.Add(1); return nil })
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), errTask)
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
 		assert.Equal(t, int32(3), ran.Load())
 	})
 
@@ -85,10 +85,10 @@ func TestGroup(t *testing.T) {
 		g := ants.NewGroup(p)
 		var ran atomic.Int32
 		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		eventually(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
 		l.open()
-		mustRecv(t, goReturned, "Go")
-		require.NoError(t, mustRecv(t, waitFor(g), "Wait"))
+		recv(t, goReturned, "Go")
+		require.NoError(t, recv(t, waitFor(g), "Wait"))
 		assert.Equal(t, int32(1), ran.Load())
 	})
 
@@ -100,13 +100,13 @@ func TestGroup(t *testing.T) {
 		g, _ := ants.NewGroupContext(parent, p)
 		var ran atomic.Int32
 		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		eventually(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
 		cancel()
-		mustRecv(t, goReturned, "Go to give up")
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), context.Canceled)
+		recv(t, goReturned, "Go to give up")
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), context.Canceled)
 
 		l.open()
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, ran.Load())
 	})
 
@@ -114,8 +114,8 @@ func TestGroup(t *testing.T) {
 		p := newGroupPool(t, 2)
 		g, ctx := ants.NewGroupContext(context.Background(), p)
 		g.Go(func() error { return errTask })
-		mustRecv(t, ctx.Done(), "the group's context to be cancelled before Wait")
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), errTask)
+		recv(t, ctx.Done(), "the group's context to be cancelled before Wait")
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
 	})
 
 	t.Run("a nil context is taken as Background", func(t *testing.T) {
@@ -124,7 +124,7 @@ func TestGroup(t *testing.T) {
 		g, ctx := ants.NewGroupContext(nilCtx, p)
 		require.NotNil(t, ctx)
 		g.Go(func() error { return nil })
-		require.NoError(t, mustRecv(t, waitFor(g), "Wait"))
+		require.NoError(t, recv(t, waitFor(g), "Wait"))
 		rg, ctx := ants.NewResultGroupContext[int](nilCtx, p)
 		require.NotNil(t, ctx)
 		rg.Go(func() (int, error) { return 7, nil })
@@ -138,7 +138,7 @@ func TestGroup(t *testing.T) {
 		g, ctx := ants.NewGroupContext(context.Background(), p)
 		g.Go(func() error { return nil })
 		g.Go(func() error { return nil })
-		require.NoError(t, mustRecv(t, waitFor(g), "Wait"))
+		require.NoError(t, recv(t, waitFor(g), "Wait"))
 		assert.ErrorIs(t, ctx.Err(), context.Canceled)
 	})
 
@@ -149,14 +149,14 @@ func TestGroup(t *testing.T) {
 		started := make(chan struct{}, 1)
 		held := l.task(started)
 		g.Go(func() error { held(); return errTask })
-		mustRecv(t, started, "the failing task")
+		recv(t, started, "the failing task")
 		var ran atomic.Int32
 		for range 9 {
 			g.Go(func() error { ran.Add(1); return nil }) // buffered behind the failing task
 		}
 		require.Equal(t, 9, p.Stats().Queued)
 		l.open()
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), errTask)
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
 		assert.Zero(t, ran.Load(), "tasks after the first error ran")
 	})
 
@@ -187,14 +187,14 @@ func TestGroup(t *testing.T) {
 		started := make(chan struct{}, 1)
 		held := l.task(started)
 		g.Go(func() error { held(); return errTask })
-		mustRecv(t, started, "the failing task")
+		recv(t, started, "the failing task")
 		var ran atomic.Int32
 		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		eventually(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
 		l.open()
-		mustRecv(t, goReturned, "Go")
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), errTask)
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		recv(t, goReturned, "Go")
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
+		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, ran.Load())
 	})
 
@@ -206,7 +206,7 @@ func TestGroup(t *testing.T) {
 			g.Go(func() error { inner.Add(1); return nil })
 			return nil
 		})
-		require.NoError(t, mustRecv(t, waitFor(g), "Wait"))
+		require.NoError(t, recv(t, waitFor(g), "Wait"))
 		assert.Equal(t, int32(1), inner.Load())
 	})
 
@@ -214,10 +214,10 @@ func TestGroup(t *testing.T) {
 		p := newGroupPool(t, 1)
 		g := ants.NewGroup(p)
 		g.Go(nil)
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), ants.ErrNilTask)
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), ants.ErrNilTask)
 		g = ants.NewGroup(p)
 		assert.False(t, g.TryGo(nil))
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), ants.ErrNilTask)
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), ants.ErrNilTask)
 	})
 
 	t.Run("Wait returns ErrPoolClosed when the pool is released mid-way", func(t *testing.T) {
@@ -232,21 +232,21 @@ func TestGroup(t *testing.T) {
 			held := l.task(started)
 			var heldRan, lateRan atomic.Int32
 			g.Go(func() error { held(); heldRan.Add(1); return nil })
-			mustRecv(t, started, "the first task")
+			recv(t, started, "the first task")
 			goReturned := async(func() error {
 				for range 3 {
 					g.Go(func() error { lateRan.Add(1); return nil })
 				}
 				return nil
 			})
-			eventually(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+			waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
 
 			p.Release()
-			mustRecv(t, goReturned, "the calls to Go")
+			recv(t, goReturned, "the calls to Go")
 			wait := waitFor(g)
-			mustNotRecv(t, wait, "Wait returning while an accepted task runs")
+			assertNoRecv(t, wait, "Wait returning while an accepted task runs")
 			l.open()
-			assert.ErrorIs(t, mustRecv(t, wait, "Wait"), ants.ErrPoolClosed)
+			assert.ErrorIs(t, recv(t, wait, "Wait"), ants.ErrPoolClosed)
 			assert.Equal(t, int32(1), heldRan.Load(), "the accepted task must run to its end")
 			assert.Zero(t, lateRan.Load())
 		}
@@ -262,8 +262,8 @@ func TestGroup(t *testing.T) {
 		assert.Zero(t, p.Waiting(), "TryGo waits")
 
 		l.open()
-		require.NoError(t, mustRecv(t, waitFor(g), "Wait"), "a full pool is not an error")
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		require.NoError(t, recv(t, waitFor(g), "Wait"), "a full pool is not an error")
+		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, ran.Load())
 	})
 
@@ -272,7 +272,7 @@ func TestGroup(t *testing.T) {
 		g := ants.NewGroup(p)
 		var ran atomic.Int32
 		assert.True(t, g.TryGo(func() error { ran.Add(1); return errTask }))
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), errTask)
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
 		assert.Equal(t, int32(1), ran.Load())
 	})
 
@@ -280,10 +280,10 @@ func TestGroup(t *testing.T) {
 		p := newGroupPool(t, 1)
 		g, ctx := ants.NewGroupContext(context.Background(), p)
 		g.Go(func() error { return errTask })
-		mustRecv(t, ctx.Done(), "the group's context to be cancelled")
+		recv(t, ctx.Done(), "the group's context to be cancelled")
 		var ran atomic.Int32
 		assert.False(t, g.TryGo(func() error { ran.Add(1); return nil }))
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), errTask)
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
 		assert.Zero(t, ran.Load())
 	})
 
@@ -292,7 +292,7 @@ func TestGroup(t *testing.T) {
 		p.Release()
 		g := ants.NewGroup(p)
 		assert.False(t, g.TryGo(func() error { return nil }))
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), ants.ErrPoolClosed)
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), ants.ErrPoolClosed)
 	})
 
 	t.Run("TryGo needs a pool with TrySubmit", func(t *testing.T) {
@@ -300,20 +300,20 @@ func TestGroup(t *testing.T) {
 		g := ants.NewGroup(submitOnly{p})
 		assert.False(t, g.TryGo(func() error { return nil }))
 		g.Go(func() error { return nil })
-		assert.NoError(t, mustRecv(t, waitFor(g), "Wait"))
+		assert.NoError(t, recv(t, waitFor(g), "Wait"))
 	})
 
 	t.Run("a group runs on a MultiPool", func(t *testing.T) {
 		mp, err := ants.NewMultiPool(2, 2, ants.RoundRobin)
 		require.NoError(t, err)
-		t.Cleanup(func() { mp.Reboot(); assert.NoError(t, mp.ReleaseTimeout(waitLimit)) })
+		t.Cleanup(func() { mp.Reboot(); assert.NoError(t, mp.ReleaseTimeout(long)) })
 		g := ants.NewGroup(mp)
 		var sum atomic.Int64
 		assert.True(t, g.TryGo(func() error { sum.Add(1000); return nil }), "TryGo on an idle MultiPool")
 		for i := range 50 {
 			g.Go(func() error { sum.Add(int64(i)); return nil })
 		}
-		require.NoError(t, mustRecv(t, waitFor(g), "Wait"))
+		require.NoError(t, recv(t, waitFor(g), "Wait"))
 		assert.Equal(t, int64(1000+49*50/2), sum.Load())
 
 		l := newLatch(t)
@@ -323,19 +323,19 @@ func TestGroup(t *testing.T) {
 		assert.False(t, g.TryGo(func() error { ran.Add(1); return nil }), "TryGo on a full MultiPool")
 		l.open()
 		g.Go(func() error { ran.Add(1); return errTask })
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), errTask)
-		require.NoError(t, mp.ReleaseTimeout(waitLimit))
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
+		require.NoError(t, mp.ReleaseTimeout(long))
 		assert.Equal(t, int32(1), ran.Load())
 	})
 
 	t.Run("a group on a released MultiPool reports ErrPoolClosed", func(t *testing.T) {
 		mp, err := ants.NewMultiPool(2, 1, ants.LeastTasks)
 		require.NoError(t, err)
-		t.Cleanup(func() { mp.Reboot(); assert.NoError(t, mp.ReleaseTimeout(waitLimit)) })
-		require.NoError(t, mp.ReleaseTimeout(waitLimit))
+		t.Cleanup(func() { mp.Reboot(); assert.NoError(t, mp.ReleaseTimeout(long)) })
+		require.NoError(t, mp.ReleaseTimeout(long))
 		g, ctx := ants.NewGroupContext(context.Background(), mp)
 		g.Go(func() error { return nil })
-		assert.ErrorIs(t, mustRecv(t, waitFor(g), "Wait"), ants.ErrPoolClosed)
+		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), ants.ErrPoolClosed)
 		assert.Error(t, ctx.Err())
 	})
 }
@@ -352,7 +352,7 @@ func TestGroupPanic(t *testing.T) {
 		p, handled := newPanicPool(t)
 		g := ants.NewGroup(p)
 		g.Go(func() error { panic("boom") })
-		err := mustRecv(t, waitFor(g), "Wait")
+		err := recv(t, waitFor(g), "Wait")
 
 		var pe *ants.PanicError
 		require.ErrorAs(t, err, &pe)
@@ -362,7 +362,7 @@ func TestGroupPanic(t *testing.T) {
 		assert.Contains(t, pe.Error(), "boom")
 		assert.Nil(t, pe.Unwrap(), "a panic value that is not an error unwraps to nil")
 
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, handled.Load(), "the pool's PanicHandler saw a group task's panic")
 	})
 
@@ -371,13 +371,13 @@ func TestGroupPanic(t *testing.T) {
 		g := ants.NewGroup(p)
 		wrapped := fmt.Errorf("while fetching: %w", errTask)
 		g.Go(func() error { panic(wrapped) })
-		err := mustRecv(t, waitFor(g), "Wait")
+		err := recv(t, waitFor(g), "Wait")
 
 		var pe *ants.PanicError
 		require.ErrorAs(t, err, &pe)
 		assert.Same(t, wrapped, pe.Unwrap())
 		assert.ErrorIs(t, err, errTask)
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, handled.Load())
 	})
 
@@ -385,7 +385,7 @@ func TestGroupPanic(t *testing.T) {
 		p, _ := newPanicPool(t)
 		g := ants.NewGroup(p)
 		g.Go(func() error { panic(nil) })
-		err := mustRecv(t, waitFor(g), "Wait")
+		err := recv(t, waitFor(g), "Wait")
 		var pe *ants.PanicError
 		require.ErrorAs(t, err, &pe)
 		var pn *runtime.PanicNilError
@@ -400,17 +400,17 @@ func TestGroupPanic(t *testing.T) {
 		started := make(chan struct{}, 1)
 		held := l.task(started)
 		g.Go(func() error { held(); panic("boom") })
-		mustRecv(t, started, "the panicking task")
+		recv(t, started, "the panicking task")
 		var ran atomic.Int32
 		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		eventually(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
 		l.open()
-		mustRecv(t, ctx.Done(), "the group's context to be cancelled")
-		mustRecv(t, goReturned, "Go")
-		err := mustRecv(t, waitFor(g), "Wait")
+		recv(t, ctx.Done(), "the group's context to be cancelled")
+		recv(t, goReturned, "Go")
+		err := recv(t, waitFor(g), "Wait")
 		var pe *ants.PanicError
 		assert.ErrorAs(t, err, &pe)
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, ran.Load())
 	})
 
@@ -426,12 +426,12 @@ func TestGroupPanic(t *testing.T) {
 			})
 		}
 		var pe *ants.PanicError
-		require.ErrorAs(t, mustRecv(t, waitFor(g), "Wait"), &pe)
+		require.ErrorAs(t, recv(t, waitFor(g), "Wait"), &pe)
 		assert.Equal(t, 2, p.Cap())
 		done := make(chan struct{}, 1)
 		require.NoError(t, p.Submit(notify(done)))
-		mustRecv(t, done, "a task after the panics")
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		recv(t, done, "a task after the panics")
+		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, handled.Load())
 		assert.Equal(t, uint64(101), p.Stats().Completed)
 	})
@@ -495,7 +495,7 @@ func TestResultGroup(t *testing.T) {
 		held := l.task(started)
 		g.Go(func() (int, error) { return 1, nil })
 		g.Go(func() (int, error) { held(); return 2, errTask })
-		mustRecv(t, started, "the failing task")
+		recv(t, started, "the failing task")
 		var ran atomic.Int32
 		for range 3 {
 			g.Go(func() (int, error) { ran.Add(1); return 3, nil })
@@ -520,7 +520,7 @@ func TestResultGroup(t *testing.T) {
 		results, err := g.Wait()
 		require.NoError(t, err)
 		assert.Equal(t, []int{0, 2}, results)
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, ran.Load())
 	})
 
@@ -544,7 +544,7 @@ func TestResultGroup(t *testing.T) {
 	t.Run("a result group runs on a MultiPool", func(t *testing.T) {
 		mp, err := ants.NewMultiPool(3, 2, ants.LeastTasks)
 		require.NoError(t, err)
-		t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(waitLimit)) })
+		t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(long)) })
 		g, _ := ants.NewResultGroupContext[string](context.Background(), mp)
 		want := make([]string, 40)
 		for i := range want {

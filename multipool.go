@@ -118,62 +118,50 @@ func (m *multiCore[T]) rejectNil() error {
 	return ErrNilTask
 }
 
-// Running returns the number of workers across all sub-pools.
-func (m *multiCore[T]) Running() (n int) {
+// sum adds up get over the sub-pools.
+func (m *multiCore[T]) sum(get func(*poolCore[T]) int) (n int) {
 	for _, p := range m.pools {
-		n += p.Running()
+		n += get(p)
 	}
 	return n
 }
+
+// at returns get of sub-pool idx, or (-1, ErrInvalidPoolIndex) if there is
+// no such sub-pool.
+func (m *multiCore[T]) at(idx int, get func(*poolCore[T]) int) (int, error) {
+	if idx < 0 || idx >= len(m.pools) {
+		return -1, ErrInvalidPoolIndex
+	}
+	return get(m.pools[idx]), nil
+}
+
+// Running returns the number of workers across all sub-pools.
+func (m *multiCore[T]) Running() int { return m.sum((*poolCore[T]).Running) }
 
 // RunningByIndex returns the number of workers of sub-pool idx, or
 // (-1, ErrInvalidPoolIndex) if there is no such sub-pool.
 func (m *multiCore[T]) RunningByIndex(idx int) (int, error) {
-	if idx < 0 || idx >= len(m.pools) {
-		return -1, ErrInvalidPoolIndex
-	}
-	return m.pools[idx].Running(), nil
+	return m.at(idx, (*poolCore[T]).Running)
 }
 
 // Free returns the sum of the sub-pools' Free.
-func (m *multiCore[T]) Free() (n int) {
-	for _, p := range m.pools {
-		n += p.Free()
-	}
-	return n
-}
+func (m *multiCore[T]) Free() int { return m.sum((*poolCore[T]).Free) }
 
 // FreeByIndex returns Free of sub-pool idx, or (-1, ErrInvalidPoolIndex).
 func (m *multiCore[T]) FreeByIndex(idx int) (int, error) {
-	if idx < 0 || idx >= len(m.pools) {
-		return -1, ErrInvalidPoolIndex
-	}
-	return m.pools[idx].Free(), nil
+	return m.at(idx, (*poolCore[T]).Free)
 }
 
 // Waiting returns the number of callers blocked across all sub-pools.
-func (m *multiCore[T]) Waiting() (n int) {
-	for _, p := range m.pools {
-		n += p.Waiting()
-	}
-	return n
-}
+func (m *multiCore[T]) Waiting() int { return m.sum((*poolCore[T]).Waiting) }
 
 // WaitingByIndex returns Waiting of sub-pool idx, or (-1, ErrInvalidPoolIndex).
 func (m *multiCore[T]) WaitingByIndex(idx int) (int, error) {
-	if idx < 0 || idx >= len(m.pools) {
-		return -1, ErrInvalidPoolIndex
-	}
-	return m.pools[idx].Waiting(), nil
+	return m.at(idx, (*poolCore[T]).Waiting)
 }
 
 // Cap returns the sum of the sub-pools' capacities.
-func (m *multiCore[T]) Cap() (n int) {
-	for _, p := range m.pools {
-		n += p.Cap()
-	}
-	return n
-}
+func (m *multiCore[T]) Cap() int { return m.sum((*poolCore[T]).Cap) }
 
 // Tune sets the capacity of every sub-pool to size; see Pool.Tune.
 func (m *multiCore[T]) Tune(size int) {

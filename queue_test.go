@@ -34,7 +34,7 @@ func TestQueueSize(t *testing.T) {
 			assert.Equal(t, uint64(4), s.Submitted)
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Equal(t, int32(3), ran.Load())
 		})
 
@@ -48,7 +48,7 @@ func TestQueueSize(t *testing.T) {
 			}
 			l.open()
 			for i := range 10 {
-				assert.Equal(t, i, mustRecv(t, order, "a buffered task"))
+				assert.Equal(t, i, recv(t, order, "a buffered task"))
 			}
 		})
 
@@ -61,7 +61,7 @@ func TestQueueSize(t *testing.T) {
 			errs := make([]<-chan error, 0, 3)
 			for i := 1; i <= 3; i++ {
 				errs = append(errs, async(func() error { return p.submit(recorder(order, i)) }))
-				eventually(t, "the caller waits", func() bool { return p.waiting() == i })
+				waitUntil(t, "the caller waits", func() bool { return p.waiting() == i })
 			}
 			s := p.stats()
 			assert.Equal(t, 1, s.Queued)
@@ -69,10 +69,10 @@ func TestQueueSize(t *testing.T) {
 
 			l.open()
 			for i := range 4 {
-				assert.Equal(t, i, mustRecv(t, order, "a task"))
+				assert.Equal(t, i, recv(t, order, "a task"))
 			}
 			for _, errc := range errs {
-				assert.NoError(t, mustRecv(t, errc, "a waiting caller"))
+				assert.NoError(t, recv(t, errc, "a waiting caller"))
 			}
 		})
 
@@ -98,7 +98,7 @@ func TestQueueSize(t *testing.T) {
 					assert.Zero(t, p.waiting())
 
 					l.open()
-					require.NoError(t, p.releaseTimeout(waitLimit))
+					require.NoError(t, p.releaseTimeout(long))
 					assert.Equal(t, int32(2), ran.Load())
 				})
 			}
@@ -112,12 +112,12 @@ func TestQueueSize(t *testing.T) {
 			task := func() { ran.Add(1) }
 			require.NoError(t, p.submit(task))
 			errc := async(func() error { return p.submit(task) })
-			eventually(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
 			assert.ErrorIs(t, p.submit(task), ants.ErrPoolOverload)
 
 			l.open()
-			assert.NoError(t, mustRecv(t, errc, "the waiting caller"))
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			assert.NoError(t, recv(t, errc, "the waiting caller"))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Equal(t, int32(2), ran.Load())
 		})
 
@@ -134,7 +134,7 @@ func TestQueueSize(t *testing.T) {
 			assert.Zero(t, p.waiting())
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Equal(t, int32(n), ran.Load())
 			s := p.stats()
 			assert.Equal(t, uint64(n+1), s.Completed)
@@ -149,12 +149,12 @@ func TestQueueSize(t *testing.T) {
 			var buffered, cancelled atomic.Int32
 			require.NoError(t, p.submitCtx(ctx, func() { buffered.Add(1) }))
 			errc := async(func() error { return p.submitCtx(ctx, func() { cancelled.Add(1) }) })
-			eventually(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
 			cancel()
-			assert.ErrorIs(t, mustRecv(t, errc, "the cancelled caller"), context.Canceled)
+			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			require.NoError(t, p.releaseTimeout(long))
 			assert.Equal(t, int32(1), buffered.Load(), "a buffered task whose context was cancelled must still run")
 			assert.Zero(t, cancelled.Load())
 		})
@@ -169,8 +169,8 @@ func TestQueueSize(t *testing.T) {
 			assert.Equal(t, 2, p.stats().Queued)
 
 			p.tune(3)
-			mustRecv(t, started, "a buffered task on a new worker")
-			mustRecv(t, started, "a buffered task on a new worker")
+			recv(t, started, "a buffered task on a new worker")
+			recv(t, started, "a buffered task on a new worker")
 			s := p.stats()
 			assert.Zero(t, s.Queued)
 			assert.Equal(t, 3, s.Running)
@@ -190,7 +190,7 @@ func TestQueueSize(t *testing.T) {
 
 			l.open()
 			for i := range 3 {
-				assert.Equal(t, i, mustRecv(t, order, "a buffered task"))
+				assert.Equal(t, i, recv(t, order, "a buffered task"))
 			}
 		})
 	})
@@ -212,15 +212,15 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 			require.Equal(t, n, p.stats().Queued)
 			var waiterRan atomic.Int32
 			waiter := async(func() error { return p.submit(func() { waiterRan.Add(1) }) })
-			eventually(t, "a caller waits behind the full buffer", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "a caller waits behind the full buffer", func() bool { return p.waiting() == 1 })
 
-			released := async(func() error { return p.releaseTimeout(waitLimit) })
-			assert.ErrorIs(t, mustRecv(t, waiter, "the waiting caller"), ants.ErrPoolClosed)
+			released := async(func() error { return p.releaseTimeout(long) })
+			assert.ErrorIs(t, recv(t, waiter, "the waiting caller"), ants.ErrPoolClosed)
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolClosed)
-			mustNotRecv(t, released, "ReleaseTimeout returning while buffered tasks are held")
+			assertNoRecv(t, released, "ReleaseTimeout returning while buffered tasks are held")
 
 			l.open()
-			require.NoError(t, mustRecv(t, released, "ReleaseTimeout"))
+			require.NoError(t, recv(t, released, "ReleaseTimeout"))
 			for i := range n {
 				assert.Equal(t, int32(1), ran[i].Load(), "runs of buffered task %d when ReleaseTimeout returned", i)
 			}
@@ -244,12 +244,12 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 			for range n {
 				require.NoError(t, p.submit(wg.Done))
 			}
-			assert.ErrorIs(t, p.releaseTimeout(quietSpell), ants.ErrTimeout)
+			assert.ErrorIs(t, p.releaseTimeout(brief), ants.ErrTimeout)
 
 			l.open()
 			drained := make(chan struct{})
 			go func() { wg.Wait(); close(drained) }()
-			mustRecv(t, drained, "the buffered tasks")
+			recv(t, drained, "the buffered tasks")
 		})
 	})
 }
@@ -266,17 +266,17 @@ func TestQueueSizeTuneOnAReleasedPoolStartsNoPurgeGoroutine(t *testing.T) {
 	l := newLatch(t)
 	started := make(chan struct{}, 1)
 	require.NoError(t, p.Submit(l.task(started)))
-	mustRecv(t, started, "the held task")
+	recv(t, started, "the held task")
 	var ran atomic.Int32
 	for range 4 {
 		require.NoError(t, p.Submit(func() { ran.Add(1) }))
 	}
 
-	released := async(func() error { return p.ReleaseTimeout(waitLimit) })
-	eventually(t, "the pool is closed", p.IsClosed)
+	released := async(func() error { return p.ReleaseTimeout(long) })
+	waitUntil(t, "the pool is closed", p.IsClosed)
 	p.Tune(3)
 	l.open()
-	require.NoError(t, mustRecv(t, released, "ReleaseTimeout"), "ReleaseTimeout waited for a purge goroutine")
+	require.NoError(t, recv(t, released, "ReleaseTimeout"), "ReleaseTimeout waited for a purge goroutine")
 	assert.Equal(t, int32(4), ran.Load())
-	assert.False(t, clock.TryTick(quietSpell), "a purge goroutine outlived the released pool")
+	assert.False(t, clock.TryTick(brief), "a purge goroutine outlived the released pool")
 }

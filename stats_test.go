@@ -27,7 +27,7 @@ func TestStats(t *testing.T) {
 				require.NoError(t, p.submit(func() {}))
 			}
 			waiter := async(func() error { return p.submit(func() {}) })
-			eventually(t, "a caller waits", func() bool { return p.waiting() == 1 })
+			waitUntil(t, "a caller waits", func() bool { return p.waiting() == 1 })
 			assert.Equal(t, ants.Stats{
 				Cap: 2 * sp, Running: 2 * sp, Waiting: 1, Queued: sp, Submitted: uint64(3 * sp),
 			}, p.stats(), "a full pool")
@@ -37,16 +37,16 @@ func TestStats(t *testing.T) {
 			assert.Equal(t, uint64(2), p.stats().Rejected)
 
 			l.open()
-			require.NoError(t, mustRecv(t, waiter, "the waiting caller"))
-			eventually(t, "every worker is idle", func() bool { return p.stats().Idle == 2*sp })
+			require.NoError(t, recv(t, waiter, "the waiting caller"))
+			waitUntil(t, "every worker is idle", func() bool { return p.stats().Idle == 2*sp })
 			assert.Equal(t, ants.Stats{
 				Cap: 2 * sp, Running: 2 * sp, Idle: 2 * sp,
 				Submitted: uint64(3*sp + 1), Completed: uint64(3*sp + 1), Rejected: 2,
 			}, p.stats(), "a quiet pool")
 
 			require.NoError(t, p.submit(func() { panic("counted") }))
-			eventually(t, "the panic is counted", func() bool { return p.stats().Panicked == 1 })
-			require.NoError(t, p.releaseTimeout(waitLimit))
+			waitUntil(t, "the panic is counted", func() bool { return p.stats().Panicked == 1 })
+			require.NoError(t, p.releaseTimeout(long))
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolClosed)
 			assert.Equal(t, ants.Stats{
 				Cap:       2 * sp,
@@ -103,7 +103,7 @@ func TestStats(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			require.NoError(t, p.releaseTimeout(waitLimit)) // every accepted task has ended
+			require.NoError(t, p.releaseTimeout(long)) // every accepted task has ended
 			t.Logf("%d tasks accepted, %d TrySubmit calls refused", accepted.Load(), refusedTry.Load())
 
 			s := p.stats()
@@ -123,14 +123,14 @@ func TestStats(t *testing.T) {
 	t.Run("a MultiPool sums its sub-pools", func(t *testing.T) {
 		mp, err := ants.NewMultiPool(3, 2, ants.LeastTasks, ants.WithQueueSize(1), ants.WithDisablePurge(true))
 		require.NoError(t, err)
-		t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(waitLimit)) })
+		t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(long)) })
 		l := newLatch(t)
 		started := make(chan struct{}, 6)
 		for range 6 {
 			require.NoError(t, mp.Submit(l.task(started)))
 		}
 		for range 6 {
-			mustRecv(t, started, "a held task")
+			recv(t, started, "a held task")
 		}
 		for range 3 {
 			require.NoError(t, mp.Submit(func() {}))
@@ -142,13 +142,13 @@ func TestStats(t *testing.T) {
 		for _, lbs := range []ants.LoadBalancingStrategy{ants.RoundRobin, ants.LeastTasks} {
 			mp, err := ants.NewMultiPool(2, 1, lbs, ants.WithNonblocking(true))
 			require.NoError(t, err)
-			t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(waitLimit)) })
+			t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(long)) })
 			l := newLatch(t)
 			started := make(chan struct{}, 2)
 			require.NoError(t, mp.Submit(l.task(started)))
 			require.NoError(t, mp.Submit(l.task(started)))
-			mustRecv(t, started, "a held task")
-			mustRecv(t, started, "a held task")
+			recv(t, started, "a held task")
+			recv(t, started, "a held task")
 
 			assert.ErrorIs(t, mp.Submit(func() {}), ants.ErrPoolOverload)
 			assert.ErrorIs(t, mp.TrySubmit(func() {}), ants.ErrPoolOverload)
@@ -166,7 +166,7 @@ func TestStats(t *testing.T) {
 		g.Go(func() error { panic("in a group") })
 		var pe *ants.PanicError
 		require.ErrorAs(t, g.Wait(), &pe)
-		require.NoError(t, p.ReleaseTimeout(waitLimit))
+		require.NoError(t, p.ReleaseTimeout(long))
 		s := p.Stats()
 		assert.Equal(t, uint64(1), s.Completed)
 		assert.Zero(t, s.Panicked)
