@@ -2,7 +2,6 @@ package ants_test
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,34 +15,6 @@ import (
 // This file tests SubmitContext, InvokeContext and TrySubmit, and holds the
 // helpers that the tests of the other additions to ants (groups, the task
 // buffer, Stats) share.
-
-// latch holds back the tasks made by its task method until it is opened.
-type latch struct {
-	ch   chan struct{}
-	once sync.Once
-}
-
-// newLatch returns a closed latch that opens when the test ends. Create it
-// after the pool, so that its cleanup, which lets held tasks finish, runs
-// before the pool's.
-func newLatch(t *testing.T) *latch {
-	l := &latch{ch: make(chan struct{})}
-	t.Cleanup(l.open)
-	return l
-}
-
-func (l *latch) open() { l.once.Do(func() { close(l.ch) }) }
-
-// task returns a task that reports on started, if it is not nil, and then
-// waits for the latch to open.
-func (l *latch) task(started chan<- struct{}) func() {
-	return func() {
-		if started != nil {
-			started <- struct{}{}
-		}
-		<-l.ch
-	}
-}
 
 // async runs call on a new goroutine and returns its result.
 func async(call func() error) <-chan error {
@@ -216,7 +187,7 @@ func forEverySinglePool(t *testing.T, test func(t *testing.T, m poolMaker)) {
 
 // occupyAll fills every worker of p with a task held by l and waits until
 // all of them run.
-func occupyAll(t *testing.T, p *poolUnderTest, l *latch) {
+func occupyAll(t *testing.T, p *poolUnderTest, l *gate) {
 	t.Helper()
 	started := make(chan struct{}, p.capacity)
 	for i := 0; i < p.capacity; i++ {
@@ -257,7 +228,7 @@ func TestSubmitContext(t *testing.T) {
 
 		t.Run("a nil context waits for a worker like Background", func(t *testing.T) {
 			p := m.mustMake(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			var ctx context.Context // nil
 			done := make(chan struct{}, 1)
@@ -270,7 +241,7 @@ func TestSubmitContext(t *testing.T) {
 
 		t.Run("a waiting caller gives up when its context is cancelled and its task never runs", func(t *testing.T) {
 			p := m.mustMake(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			ctx, cancel := context.WithCancel(context.Background())
 			var ran atomic.Int32
@@ -288,7 +259,7 @@ func TestSubmitContext(t *testing.T) {
 
 		t.Run("a waiting caller gives up at its deadline", func(t *testing.T) {
 			p := m.mustMake(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 			defer cancel()
@@ -303,7 +274,7 @@ func TestSubmitContext(t *testing.T) {
 
 		t.Run("a task accepted before its context is cancelled still runs", func(t *testing.T) {
 			p := m.mustMake(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			started := make(chan struct{}, 1)
 			var finished atomic.Int32
@@ -318,7 +289,7 @@ func TestSubmitContext(t *testing.T) {
 
 		t.Run("cancelling many waiting callers returns every one of them and runs none of their tasks", func(t *testing.T) {
 			p := m.mustMake(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			ctx, cancel := context.WithCancel(context.Background())
 			const callers = 50
@@ -346,7 +317,7 @@ func TestSubmitContext(t *testing.T) {
 
 		t.Run("when some contexts are cancelled only the other callers are served, exactly once", func(t *testing.T) {
 			p := m.mustMake(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			doomed, cancelDoomed := context.WithCancel(context.Background())
 			kept, cancelKept := context.WithCancel(context.Background())
@@ -387,7 +358,7 @@ func TestSubmitContext(t *testing.T) {
 		t.Run("a cancellation racing a free worker either runs the task once or returns the error", func(t *testing.T) {
 			for range 20 {
 				p := m.mustMake(t, 1)
-				l := newLatch(t)
+				l := newGate(t)
 				occupyAll(t, p, l)
 				ctx, cancel := context.WithCancel(context.Background())
 				const callers = 6
@@ -428,7 +399,7 @@ func TestSubmitContextWithLimits(t *testing.T) {
 	forEverySinglePool(t, func(t *testing.T, m poolMaker) {
 		t.Run("a full Nonblocking pool refuses at once with ErrPoolOverload", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithNonblocking(true))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -438,7 +409,7 @@ func TestSubmitContextWithLimits(t *testing.T) {
 
 		t.Run("a caller that gives up frees its place under MaxBlockingTasks", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithMaxBlockingTasks(1))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			ctx, cancel := context.WithCancel(context.Background())
 			errc := async(func() error { return p.submitCtx(ctx, func() {}) })
@@ -457,7 +428,7 @@ func TestSubmitContextWithLimits(t *testing.T) {
 
 		t.Run("Release returns ErrPoolClosed to a caller waiting with a context", func(t *testing.T) {
 			p := m.mustMake(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -485,7 +456,7 @@ func TestTrySubmit(t *testing.T) {
 
 		t.Run("a full pool refuses at once with ErrPoolOverload and the task never runs", func(t *testing.T) {
 			p := m.mustMake(t, 1) // blocking: Submit would wait here
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			var ran atomic.Int32
 			assert.ErrorIs(t, p.trySubmit(func() { ran.Add(1) }), ants.ErrPoolOverload)
@@ -530,7 +501,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 			}
 			t.Run(name, func(t *testing.T) {
 				p := m.mustMake(t, 1)
-				l := newLatch(t)
+				l := newGate(t)
 				occupyAll(t, p, l)
 				doomed, cancel := context.WithCancel(context.Background())
 				kept, cancelKept := context.WithCancel(context.Background())
@@ -574,7 +545,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 			// returns. Serving one task at a time, and waiting for its caller
 			// before the next, catches that.
 			p := m.mustMake(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			doomed, cancel := context.WithCancel(context.Background())
 			const callers = 9 // callers 1, 4 and 7 use doomed
@@ -606,7 +577,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 		t.Run("the other waiter is served when the cancellation races the end of the running task", func(t *testing.T) {
 			for range 50 {
 				p := m.mustMake(t, 1)
-				l := newLatch(t)
+				l := newGate(t)
 				occupyAll(t, p, l)
 				ctxA, cancelA := context.WithCancel(context.Background())
 				var ranA, ranB atomic.Int32

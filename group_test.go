@@ -29,7 +29,7 @@ func newGroupPool(t *testing.T, size int, opts ...ants.Option) *ants.Pool {
 }
 
 // occupyPool fills the n workers of p with tasks held by l.
-func occupyPool(t *testing.T, p ants.Submitter, l *latch, n int) {
+func occupyPool(t *testing.T, p ants.Submitter, l *gate, n int) {
 	t.Helper()
 	started := make(chan struct{}, n)
 	for range n {
@@ -80,7 +80,7 @@ func TestGroup(t *testing.T) {
 
 	t.Run("Go waits while the pool is full", func(t *testing.T) {
 		p := newGroupPool(t, 1)
-		l := newLatch(t)
+		l := newGate(t)
 		occupyPool(t, p, l, 1)
 		g := ants.NewGroup(p)
 		var ran atomic.Int32
@@ -94,7 +94,7 @@ func TestGroup(t *testing.T) {
 
 	t.Run("Go gives up when the group's context is done and the task never runs", func(t *testing.T) {
 		p := newGroupPool(t, 1)
-		l := newLatch(t)
+		l := newGate(t)
 		occupyPool(t, p, l, 1)
 		parent, cancel := context.WithCancel(context.Background())
 		g, _ := ants.NewGroupContext(parent, p)
@@ -144,7 +144,7 @@ func TestGroup(t *testing.T) {
 
 	t.Run("tasks not yet started at the first error are skipped", func(t *testing.T) {
 		p := newGroupPool(t, 1, ants.WithQueueSize(10))
-		l := newLatch(t)
+		l := newGate(t)
 		g, _ := ants.NewGroupContext(context.Background(), p)
 		started := make(chan struct{}, 1)
 		held := l.task(started)
@@ -165,7 +165,7 @@ func TestGroup(t *testing.T) {
 		// never ran; a nil error would claim they succeeded, and a
 		// ResultGroup would hand back zero values as results.
 		p := newGroupPool(t, 1, ants.WithQueueSize(4))
-		l := newLatch(t)
+		l := newGate(t)
 		occupyPool(t, p, l, 1)
 		parent, cancel := context.WithCancel(context.Background())
 		g, _ := ants.NewResultGroupContext[int](parent, p)
@@ -182,7 +182,7 @@ func TestGroup(t *testing.T) {
 
 	t.Run("a task waiting for the pool at the first error never runs and Wait keeps the task's error", func(t *testing.T) {
 		p := newGroupPool(t, 1)
-		l := newLatch(t)
+		l := newGate(t)
 		g, _ := ants.NewGroupContext(context.Background(), p)
 		started := make(chan struct{}, 1)
 		held := l.task(started)
@@ -223,7 +223,7 @@ func TestGroup(t *testing.T) {
 	t.Run("Wait returns ErrPoolClosed when the pool is released mid-way", func(t *testing.T) {
 		for _, withContext := range []bool{false, true} {
 			p := newGroupPool(t, 1)
-			l := newLatch(t)
+			l := newGate(t)
 			g := ants.NewGroup(p)
 			if withContext {
 				g, _ = ants.NewGroupContext(context.Background(), p)
@@ -254,7 +254,7 @@ func TestGroup(t *testing.T) {
 
 	t.Run("TryGo on a full pool returns false and the task never runs", func(t *testing.T) {
 		p := newGroupPool(t, 1)
-		l := newLatch(t)
+		l := newGate(t)
 		occupyPool(t, p, l, 1)
 		g := ants.NewGroup(p)
 		var ran atomic.Int32
@@ -316,7 +316,7 @@ func TestGroup(t *testing.T) {
 		require.NoError(t, recv(t, waitFor(g), "Wait"))
 		assert.Equal(t, int64(1000+49*50/2), sum.Load())
 
-		l := newLatch(t)
+		l := newGate(t)
 		occupyPool(t, mp, l, 4)
 		g = ants.NewGroup(mp)
 		var ran atomic.Int32
@@ -395,7 +395,7 @@ func TestGroupPanic(t *testing.T) {
 	t.Run("a panic cancels the group's context and skips tasks not yet started", func(t *testing.T) {
 		p, _ := newPanicPool(t)
 		p.Tune(1)
-		l := newLatch(t)
+		l := newGate(t)
 		g, ctx := ants.NewGroupContext(context.Background(), p)
 		started := make(chan struct{}, 1)
 		held := l.task(started)
@@ -489,7 +489,7 @@ func TestResultGroup(t *testing.T) {
 
 	t.Run("with a context, tasks after the first error are skipped and keep the zero value", func(t *testing.T) {
 		p := newGroupPool(t, 1, ants.WithQueueSize(8))
-		l := newLatch(t)
+		l := newGate(t)
 		g, ctx := ants.NewResultGroupContext[int](context.Background(), p)
 		started := make(chan struct{}, 1)
 		held := l.task(started)
@@ -510,7 +510,7 @@ func TestResultGroup(t *testing.T) {
 
 	t.Run("TryGo keeps a place for a task the pool does not take", func(t *testing.T) {
 		p := newGroupPool(t, 1)
-		l := newLatch(t)
+		l := newGate(t)
 		occupyPool(t, p, l, 1)
 		g := ants.NewResultGroup[int](p)
 		var ran atomic.Int32

@@ -21,7 +21,7 @@ func TestQueueSize(t *testing.T) {
 	forEverySinglePool(t, func(t *testing.T, m poolMaker) {
 		t.Run("Submit returns at once while the buffer has room", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithQueueSize(3))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			var ran atomic.Int32
 			for range 3 {
@@ -40,7 +40,7 @@ func TestQueueSize(t *testing.T) {
 
 		t.Run("buffered tasks run in FIFO order", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithQueueSize(10))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			order := make(chan int, 10)
 			for i := range 10 {
@@ -54,7 +54,7 @@ func TestQueueSize(t *testing.T) {
 
 		t.Run("callers wait only when the buffer is full and are served after it, in order", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithQueueSize(1))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			order := make(chan int, 4)
 			require.NoError(t, p.submit(recorder(order, 0)))
@@ -87,7 +87,7 @@ func TestQueueSize(t *testing.T) {
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					p := m.mustMake(t, 1, append(c.opts, ants.WithQueueSize(2))...)
-					l := newLatch(t)
+					l := newGate(t)
 					occupyAll(t, p, l)
 					submit := c.submit(p)
 					var ran atomic.Int32
@@ -106,7 +106,7 @@ func TestQueueSize(t *testing.T) {
 
 		t.Run("MaxBlockingTasks counts the callers waiting behind a full buffer", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithQueueSize(1), ants.WithMaxBlockingTasks(1))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			var ran atomic.Int32
 			task := func() { ran.Add(1) }
@@ -123,7 +123,7 @@ func TestQueueSize(t *testing.T) {
 
 		t.Run("a negative size buffers without bound", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithQueueSize(-1))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			const n = 1000
 			var ran atomic.Int32
@@ -143,7 +143,7 @@ func TestQueueSize(t *testing.T) {
 
 		t.Run("a context-aware caller waits only for a full buffer and can give up", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithQueueSize(1))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			ctx, cancel := context.WithCancel(context.Background())
 			var buffered, cancelled atomic.Int32
@@ -161,7 +161,7 @@ func TestQueueSize(t *testing.T) {
 
 		t.Run("growing the pool with Tune starts buffered tasks at once", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithQueueSize(4))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			started := make(chan struct{}, 2)
 			require.NoError(t, p.submit(l.task(started)))
@@ -178,7 +178,7 @@ func TestQueueSize(t *testing.T) {
 
 		t.Run("a buffer keeps its order across Release and Reboot", func(t *testing.T) {
 			p := m.mustMake(t, 1, ants.WithQueueSize(3))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			order := make(chan int, 3)
 			require.NoError(t, p.submit(recorder(order, 0)))
@@ -202,7 +202,7 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 		t.Run("every buffered task runs exactly once across Release, and ReleaseTimeout waits for them", func(t *testing.T) {
 			const perPool = 5
 			p := m.mustMake(t, 2, ants.WithQueueSize(perPool))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			n := perPool * p.subPools
 			ran := make([]atomic.Int32, n)
@@ -236,7 +236,7 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 		t.Run("ReleaseTimeout times out while buffered tasks are held, and they still run", func(t *testing.T) {
 			const perPool = 3
 			p := m.mustMake(t, 1, ants.WithQueueSize(perPool))
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			var wg sync.WaitGroup
 			n := perPool * p.subPools
@@ -263,7 +263,7 @@ func TestQueueSizeTuneOnAReleasedPoolStartsNoPurgeGoroutine(t *testing.T) {
 	clock := ants.NewFakeClock()
 	p, err := ants.NewPool(1, ants.WithQueueSize(4), ants.WithFakeClock(clock))
 	require.NoError(t, err)
-	l := newLatch(t)
+	l := newGate(t)
 	started := make(chan struct{}, 1)
 	require.NoError(t, p.Submit(l.task(started)))
 	recv(t, started, "the held task")

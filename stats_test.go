@@ -21,7 +21,7 @@ func TestStats(t *testing.T) {
 			sp := p.subPools
 			assert.Equal(t, ants.Stats{Cap: 2 * sp}, p.stats(), "a new pool")
 
-			l := newLatch(t)
+			l := newGate(t)
 			occupyAll(t, p, l)
 			for range sp {
 				require.NoError(t, p.submit(func() {}))
@@ -124,7 +124,7 @@ func TestStats(t *testing.T) {
 		mp, err := ants.NewMultiPool(3, 2, ants.LeastTasks, ants.WithQueueSize(1), ants.WithDisablePurge(true))
 		require.NoError(t, err)
 		t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(long)) })
-		l := newLatch(t)
+		l := newGate(t)
 		started := make(chan struct{}, 6)
 		for range 6 {
 			require.NoError(t, mp.Submit(l.task(started)))
@@ -143,7 +143,7 @@ func TestStats(t *testing.T) {
 			mp, err := ants.NewMultiPool(2, 1, lbs, ants.WithNonblocking(true))
 			require.NoError(t, err)
 			t.Cleanup(func() { assert.NoError(t, mp.ReleaseTimeout(long)) })
-			l := newLatch(t)
+			l := newGate(t)
 			started := make(chan struct{}, 2)
 			require.NoError(t, mp.Submit(l.task(started)))
 			require.NoError(t, mp.Submit(l.task(started)))
