@@ -23,7 +23,8 @@ type Options struct {
 	PreAlloc bool
 
 	// MaxBlockingTasks limits how many callers may wait in Submit or Invoke
-	// at once; the next one gets ErrPoolOverload. 0 means no limit.
+	// at once; the next one gets ErrPoolOverload. 0 means no limit; a
+	// negative value, as in ants, lets no caller wait.
 	MaxBlockingTasks int
 
 	// Nonblocking makes Submit and Invoke return ErrPoolOverload instead of
@@ -90,7 +91,8 @@ func WithPreAlloc(preAlloc bool) Option {
 }
 
 // WithMaxBlockingTasks sets Options.MaxBlockingTasks. It has no effect
-// together with WithNonblocking(true).
+// together with WithNonblocking(true); with WithQueueSize, callers wait (and
+// count against it) only once the buffer is full.
 func WithMaxBlockingTasks(maxBlockingTasks int) Option {
 	return func(opts *Options) {
 		opts.MaxBlockingTasks = maxBlockingTasks
