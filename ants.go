@@ -20,8 +20,7 @@
 // Differences from ants that a program could notice: importing the package
 // starts no goroutine, and an idle pool holds none; Submit(nil) returns
 // ErrNilTask; PoolWithFunc.Invoke(nil) calls the function with nil; a
-// shrinking Tune binds at once; a panicking task does not cost its worker;
-// Reboot does not wait for the workers of the released pool; and MultiPool
+// shrinking Tune binds at once; Reboot does not wait for the workers of the released pool; and MultiPool
 // release errors wrap the sub-pools' errors (errors.Is(err, ErrTimeout)).
 package ants
 

@@ -48,15 +48,12 @@ func (p *poolCore[T]) serveLocked() {
 // afterTask records the task a worker just finished and returns the next
 // one, parking the worker in the idle queue until there is one. It returns
 // ok == false when the worker must exit.
-func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) {
+func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	p.lock.Lock()
-	if panicked {
-		count(&p.panicked)
-	} else {
-		count(&p.completed)
-	}
+	count(&p.completed)
 	if c := p.capacity.Load(); c >= 0 && p.activeLocked() > int(c) {
 		// A shrinking Tune left more workers than capacity.
+		p.retireLocked(w)
 		p.lock.Unlock()
 		return arg, false
 	}
@@ -65,6 +62,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) 
 		return arg, true
 	}
 	if p.closed.Load() {
+		p.retireLocked(w)
 		p.lock.Unlock()
 		return arg, false
 	}
@@ -73,29 +71,43 @@ func (p *poolCore[T]) afterTask(w *goWorker[T], panicked bool) (arg T, ok bool) 
 	p.lock.Unlock()
 
 	arg = <-w.args
-	return arg, !w.stop // stop was set before the value was sent
+	if w.stop { // set before the value was sent
+		p.retire(w, false)
+		return arg, false
+	}
+	return arg, true
 }
 
-// workerExited is the last thing a worker goroutine does. lost reports a
-// task that ended the goroutine with runtime.Goexit. The capacity the worker
-// held goes to waiting callers and buffered tasks.
-func (p *poolCore[T]) workerExited(w *goWorker[T], lost bool) {
+// retire takes a worker that is about to exit out of the pool's counts; a
+// failed one ended with a panic or runtime.Goexit. The capacity it held goes
+// to waiting callers and buffered tasks.
+func (p *poolCore[T]) retire(w *goWorker[T], failed bool) {
 	p.lock.Lock()
-	if lost {
+	if failed {
 		count(&p.panicked)
 	}
+	p.retireLocked(w)
+	p.lock.Unlock()
+}
+
+// retireLocked is retire with p.lock held.
+func (p *poolCore[T]) retireLocked(w *goWorker[T]) {
 	if w.stop {
 		w.stop = false
 		p.stopping--
 	}
 	p.running.Add(-1)
 	p.serveLocked()
-	p.exitedLocked()
-	p.lock.Unlock()
+}
+
+// workerExited is the last thing a worker goroutine does, after retire.
+func (p *poolCore[T]) workerExited(w *goWorker[T]) {
+	p.goroutineExited()
 	p.workerCache.Put(w)
 }
 
-// goroutineExited is the last thing the purge goroutine does.
+// goroutineExited counts a pool goroutine out: the last thing the purge
+// goroutine and every worker do.
 func (p *poolCore[T]) goroutineExited() {
 	p.lock.Lock()
 	p.exitedLocked()

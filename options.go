@@ -32,8 +32,9 @@ type Options struct {
 	Nonblocking bool
 
 	// PanicHandler is called with the value of a task's panic, on the worker
-	// goroutine. If nil, the panic value and stack are written to Logger.
-	// Either way the worker survives and the pool keeps its capacity.
+	// goroutine, which then exits (as in ants); by then the worker has left
+	// Running() and its capacity has gone to any waiting caller. If nil, the
+	// panic value and stack are written to Logger.
 	PanicHandler func(any)
 
 	// Logger receives the pool's messages. If nil, they go to standard error

@@ -697,15 +697,17 @@ func TestPoolPanics(t *testing.T) {
 			assert.Contains(t, msg, "goroutine", "the message has no stack trace")
 		})
 	})
-	t.Run("a panicking task does not cost the pool its worker", func(t *testing.T) {
+	t.Run("a panic ends its worker, as in ants, and the pool keeps its capacity", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			values := make(chan any, 1)
-			p := k.mustNew(t, 1, ants.WithNonblocking(true), ants.WithDisablePurge(true),
-				ants.WithPanicHandler(func(v any) { values <- v }))
+			running := make(chan int, 1)
+			var p *testPool
+			p = k.mustNew(t, 1, ants.WithNonblocking(true), ants.WithDisablePurge(true),
+				ants.WithPanicHandler(func(v any) { running <- p.Running(); values <- v }))
 			for i := 0; i < 5; i++ {
-				require.NoError(t, p.submit(func() { panic(i) }))
+				require.NoError(t, p.submit(func() { panic(i) }), "a size-1 pool refuses a task after %d panics", i)
+				assert.Equal(t, 0, recv(t, running, "the panic handler"), "the worker still counts in Running() when the handler runs")
 				assert.Equal(t, i, recv(t, values, "the panic handler"))
-				waitIdle(t, p, 1)
 			}
 			done := make(chan struct{})
 			require.NoError(t, p.submit(signal(done)), "a size-1 pool refuses tasks after panics")
@@ -764,7 +766,7 @@ func testStatsCounters(t *testing.T, k poolKind) {
 	waitIdle(t, p, 1)
 	require.NoError(t, p.submit(func() { panic("counted") }))
 	waitUntil(t, "the panic is counted", func() bool { return p.Stats().Panicked == 1 })
-	waitIdle(t, p, 1)
+	waitRunning(t, p, 0) // the panic ended the worker
 
 	s = p.Stats()
 	assert.Equal(t, uint64(3), s.Submitted)

@@ -28,41 +28,63 @@ type goWorker[T any] struct {
 }
 
 // run is the body of the worker goroutine. It returns when the pool stops
-// the worker (purge, Release, a shrinking Tune) and reports its exit to the
-// pool, which is how ReleaseTimeout knows that no goroutine is left.
+// the worker (purge, Release, a shrinking Tune) or a task panics, and
+// reports its exit to the pool, which is how ReleaseTimeout knows that no
+// goroutine is left.
 func (w *goWorker[T]) run(arg T) {
 	p := w.pool
-	clean := false
-	// If the task calls runtime.Goexit (t.FailNow, for one), it neither
-	// returns nor panics, and the goroutine ends here with clean unset.
-	defer func() { p.workerExited(w, !clean) }()
+	retired := false
+	defer func() {
+		if !retired {
+			// The task called runtime.Goexit (t.FailNow, for one): it
+			// neither returned nor panicked, and the goroutine ends here.
+			p.retire(w, true)
+		}
+		p.workerExited(w)
+	}()
 	for {
-		panicked := w.exec(arg)
+		if tp := w.exec(arg); tp != nil {
+			// As in ants, a panic ends the worker, and it has left Running
+			// by the time the handler runs; the capacity it held goes at
+			// once to waiting callers and buffered tasks.
+			p.retire(w, true)
+			retired = true
+			p.handlePanic(tp)
+			return
+		}
 		var ok bool
-		if arg, ok = p.afterTask(w, panicked); !ok {
-			clean = true
+		if arg, ok = p.afterTask(w); !ok {
+			retired = true // afterTask retired it
 			return
 		}
 	}
 }
 
-// exec runs one task and recovers its panic, so that the worker, and the
-// pool's capacity, survive it.
-func (w *goWorker[T]) exec(arg T) (panicked bool) {
+// taskPanic is a recovered panic: its value, and its stack when the logger
+// is to print it.
+type taskPanic struct {
+	value any
+	stack []byte
+}
+
+// exec runs one task and recovers its panic.
+func (w *goWorker[T]) exec(arg T) (tp *taskPanic) {
 	defer func() {
 		if r := recover(); r != nil {
-			panicked = true
-			w.pool.handlePanic(r)
+			tp = &taskPanic{value: r}
+			if w.pool.opts.PanicHandler == nil {
+				tp.stack = debug.Stack() // the panicking stack is gone after exec
+			}
 		}
 	}()
 	w.pool.fn(arg)
-	return false
+	return nil
 }
 
-func (p *poolCore[T]) handlePanic(r any) {
+func (p *poolCore[T]) handlePanic(tp *taskPanic) {
 	if h := p.opts.PanicHandler; h != nil {
-		h(r)
+		h(tp.value)
 		return
 	}
-	p.opts.Logger.Printf("task panicked: %v\n%s", r, debug.Stack())
+	p.opts.Logger.Printf("worker exits from panic: %v\n%s", tp.value, tp.stack)
 }
