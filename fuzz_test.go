@@ -151,6 +151,11 @@ type fzModel struct {
 	pending                        []fzTask    // tasks handed to a worker, not yet run by the model
 	submitted, completed, panicked uint64
 	rejected                       uint64
+	// slack is how many fewer workers the pool may have than the model:
+	// a panic ends its worker, and which worker ran the panicking task (one
+	// the model keeps idle afterwards, or a fresh one) depends on the
+	// scheduler. settle resolves it from what the pool shows.
+	slack int
 	purging, started               bool
 	now, lastTick                  int64 // relative to the FakeClock's start
 }
@@ -229,7 +234,12 @@ func (m *fzModel) drain() {
 			m.busyGated++
 			continue
 		case fzPanic:
+			// A panic ends its worker; the capacity goes to the next task.
 			m.panicked++
+			m.running--
+			m.slack++
+			m.serve()
+			continue
 		default:
 			m.completed++
 		}
@@ -301,17 +311,22 @@ func (m *fzModel) tune(n int) {
 	old := m.cap
 	m.cap = n
 	if n > old {
-		for m.running < m.cap {
-			k, ok := m.nextTask()
-			if !ok {
-				break
-			}
-			m.spawn(k)
-		}
+		m.serve()
 	} else {
 		m.stopIdle(m.running - n)
 	}
 	m.drain()
+}
+
+// serve starts workers for buffered tasks and waiters while there is room.
+func (m *fzModel) serve() {
+	for m.cap < 0 || m.running < m.cap {
+		k, ok := m.nextTask()
+		if !ok {
+			return
+		}
+		m.spawn(k)
+	}
 }
 
 func (m *fzModel) stopIdle(n int) {
@@ -853,6 +868,13 @@ func (f *fz) settle() {
 		runtime.Gosched()
 	}
 	m := &f.m
+	// Workers that panics ended instead of idle ones: drop them from the
+	// model (they all went idle at the same tick, so which does not matter).
+	if d := f.gone(f.p.stats()); d > 0 {
+		m.running -= d
+		m.idle = m.idle[:len(m.idle)-d]
+	}
+	m.slack = 0
 	// The waiters whose result was due have it; the anonymous ones taken
 	// are identified by their result.
 	for _, w := range m.expecting {
@@ -892,6 +914,18 @@ func (f *fz) settle() {
 }
 
 // mismatch returns how the pool differs from the model, or "".
+// gone returns how many of the model's idle workers the pool does not have
+// because a panic ended them instead (see fzModel.slack), or 0 if the pool's
+// state cannot be explained that way.
+func (f *fz) gone(s ants.Stats) int {
+	m := &f.m
+	d := m.running - s.Running
+	if d < 0 || d > m.slack || d > len(m.idle) {
+		return 0
+	}
+	return d
+}
+
 func (f *fz) mismatch() string {
 	m := &f.m
 	var diffs []string
@@ -901,12 +935,13 @@ func (f *fz) mismatch() string {
 		}
 	}
 	s := f.p.stats()
+	gone := f.gone(s)
 	wantCap := m.cap
 	check("Cap()", f.p.capacity(), wantCap)
 	check("IsClosed()", f.p.isClosed(), m.closed)
-	check("Running", s.Running, m.running)
-	check("Running()", f.p.running(), m.running)
-	check("Idle", s.Idle, len(m.idle))
+	check("Running", s.Running, m.running-gone)
+	check("Running()", f.p.running(), m.running-gone)
+	check("Idle", s.Idle, len(m.idle)-gone)
 	check("Waiting", s.Waiting, m.nWaiting())
 	check("Waiting()", f.p.waiting(), m.nWaiting())
 	check("Queued", s.Queued, len(m.buffer))
@@ -920,7 +955,7 @@ func (f *fz) mismatch() string {
 	if m.purging {
 		purging = 1
 	}
-	check("live goroutines", pr.Live, m.running+purging)
+	check("live goroutines", pr.Live, m.running-gone+purging)
 	check("purge goroutine running", pr.Purging, m.purging)
 	if m.started {
 		if !f.baseKnown && pr.LastTick != 0 {
