@@ -155,9 +155,9 @@ type fzModel struct {
 	// a panic ends its worker, and which worker ran the panicking task (one
 	// the model keeps idle afterwards, or a fresh one) depends on the
 	// scheduler. settle resolves it from what the pool shows.
-	slack int
-	purging, started               bool
-	now, lastTick                  int64 // relative to the FakeClock's start
+	slack            int
+	purging, started bool
+	now, lastTick    int64 // relative to the FakeClock's start
 }
 
 func (m *fzModel) nWaiting() int { return len(m.waiters) - m.anonTaken }
