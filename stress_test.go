@@ -304,6 +304,8 @@ func (h *stressHarness) run(a int) {
 	}
 	switch kind {
 	case stressSleep:
+		// The task's own work, not synchronisation: long enough for tasks
+		// to overlap and fill the pool.
 		time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
 	case stressPanic:
 		panic(fmt.Sprintf("stress task %d panics", id))
@@ -392,7 +394,7 @@ func (h *stressHarness) waitFor(what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			stressFatalHang(h.t, "waiting until "+what)
 		}
-		time.Sleep(50 * time.Microsecond)
+		runtime.Gosched()
 	}
 }
 
@@ -735,7 +737,7 @@ func (h *stressHarness) sample(p *stressTarget, cfg stressConfig, stop <-chan st
 		if cfg.maxBlocking > 0 && s.Waiting > cfg.maxBlocking*p.subPools {
 			h.errorf("stats: %d callers wait, MaxBlockingTasks %d x %d", s.Waiting, cfg.maxBlocking, p.subPools)
 		}
-		time.Sleep(100 * time.Microsecond)
+		time.Sleep(100 * time.Microsecond) // the sampling period
 	}
 }
 
