@@ -57,16 +57,25 @@ type Group struct {
 }
 
 // NewGroup returns a Group that runs its tasks on p. Every task runs, even
-// after one has failed; Wait returns the first error.
+// after one has failed; Wait returns the first error. It panics if p is nil.
 func NewGroup(p Submitter) *Group {
+	mustSubmitter(p)
 	return &Group{pool: p, ctx: context.Background()}
+}
+
+// mustSubmitter panics on a nil Submitter, a programming error that would
+// otherwise surface as a nil dereference inside the first Go.
+func mustSubmitter(p Submitter) {
+	if p == nil {
+		panic("ants: nil Submitter")
+	}
 }
 
 // NewGroupContext returns a Group that runs its tasks on p, and a context
 // derived from ctx that is cancelled when a task first fails or Wait
 // returns, whichever comes first. Tasks not yet started when it is cancelled
 // are skipped, and Go stops waiting for the pool.
-// A nil ctx is taken as context.Background().
+// A nil ctx is taken as context.Background(); a nil p panics.
 func NewGroupContext(ctx context.Context, p Submitter) (*Group, context.Context) {
 	g := new(Group)
 	return g, g.initContext(ctx, p)
@@ -75,6 +84,7 @@ func NewGroupContext(ctx context.Context, p Submitter) (*Group, context.Context)
 // initContext prepares a new group with a context of its own, derived from
 // parent (nil means context.Background()), and returns that context.
 func (g *Group) initContext(parent context.Context, p Submitter) context.Context {
+	mustSubmitter(p)
 	if parent == nil {
 		parent = context.Background()
 	}
@@ -189,6 +199,7 @@ type ResultGroup[T any] struct {
 // NewResultGroup returns a ResultGroup that runs its tasks on p; see
 // NewGroup.
 func NewResultGroup[T any](p Submitter) *ResultGroup[T] {
+	mustSubmitter(p)
 	return &ResultGroup[T]{g: Group{pool: p, ctx: context.Background()}}
 }
 

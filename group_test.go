@@ -556,3 +556,16 @@ func TestResultGroup(t *testing.T) {
 		assert.Equal(t, want, results)
 	})
 }
+
+func TestGroupConstructorsRejectANilSubmitter(t *testing.T) {
+	for name, build := range map[string]func(){
+		"NewGroup":              func() { ants.NewGroup(nil) },
+		"NewGroupContext":       func() { ants.NewGroupContext(context.Background(), nil) },
+		"NewResultGroup":        func() { ants.NewResultGroup[int](nil) },
+		"NewResultGroupContext": func() { ants.NewResultGroupContext[int](context.Background(), nil) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.PanicsWithValue(t, "ants: nil Submitter", build)
+		})
+	}
+}
