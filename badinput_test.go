@@ -129,109 +129,11 @@ func badHold(t *testing.T, submit func(task func()) error) (unblock func()) {
 	return func() { once.Do(func() { close(gate) }) }
 }
 
-// badKinds builds each single pool kind with a func() task shape.
-var badKinds = []struct {
-	name string
-	new  func(size int, opts ...ants.Option) (badPool, error)
-}{
-	{"Pool", func(size int, opts ...ants.Option) (badPool, error) {
-		p, err := ants.NewPool(size, opts...)
-		if err != nil {
-			return badPool{}, err
-		}
-		return badPool{p, p.Submit, p.TrySubmit, p.SubmitContext, p.Release}, nil
-	}},
-	{"PoolWithFunc", func(size int, opts ...ants.Option) (badPool, error) {
-		p, err := ants.NewPoolWithFunc(size, func(a any) { a.(func())() }, opts...)
-		if err != nil {
-			return badPool{}, err
-		}
-		return badPool{p,
-			func(task func()) error { return p.Invoke(task) },
-			func(task func()) error { return p.TryInvoke(task) },
-			func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, task) },
-			p.Release}, nil
-	}},
-	{"PoolWithFuncGeneric", func(size int, opts ...ants.Option) (badPool, error) {
-		p, err := ants.NewPoolWithFuncGeneric(size, func(f func()) { f() }, opts...)
-		if err != nil {
-			return badPool{}, err
-		}
-		return badPool{p, p.Invoke, p.TryInvoke, p.InvokeContext, p.Release}, nil
-	}},
-}
-
-// badMultiKinds builds each multi-pool kind with a func() task shape.
-var badMultiKinds = []struct {
-	name string
-	new  func(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (badMulti, error)
-}{
-	{"MultiPool", func(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (badMulti, error) {
-		p, err := ants.NewMultiPool(size, sizePerPool, lbs, opts...)
-		if err != nil {
-			return badMulti{}, err
-		}
-		return badMulti{p, p.Submit, p.TrySubmit, p.SubmitContext}, nil
-	}},
-	{"MultiPoolWithFunc", func(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (badMulti, error) {
-		p, err := ants.NewMultiPoolWithFunc(size, sizePerPool, func(a any) { a.(func())() }, lbs, opts...)
-		if err != nil {
-			return badMulti{}, err
-		}
-		return badMulti{p,
-			func(task func()) error { return p.Invoke(task) },
-			func(task func()) error { return p.TryInvoke(task) },
-			func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, task) }}, nil
-	}},
-	{"MultiPoolWithFuncGeneric", func(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (badMulti, error) {
-		p, err := ants.NewMultiPoolWithFuncGeneric(size, sizePerPool, func(f func()) { f() }, lbs, opts...)
-		if err != nil {
-			return badMulti{}, err
-		}
-		return badMulti{p, p.Invoke, p.TryInvoke, p.InvokeContext}, nil
-	}},
-}
-
-type badPoolAPI interface {
-	Running() int
-	Free() int
-	Waiting() int
-	Cap() int
-	Tune(size int)
-	IsClosed() bool
-	ReleaseTimeout(timeout time.Duration) error
-	ReleaseContext(ctx context.Context) error
-	Reboot()
-	Stats() ants.Stats
-}
-
-type badPool struct {
-	badPoolAPI
-	submit        func(task func()) error
-	trySubmit     func(task func()) error
-	submitContext func(ctx context.Context, task func()) error
-	release       func()
-}
-
-type badMultiAPI interface {
-	badPoolAPI
-	RunningByIndex(idx int) (int, error)
-	FreeByIndex(idx int) (int, error)
-	WaitingByIndex(idx int) (int, error)
-}
-
-type badMulti struct {
-	badMultiAPI
-	submit        func(task func()) error
-	trySubmit     func(task func()) error
-	submitContext func(ctx context.Context, task func()) error
-}
-
 // forBadKinds runs f for every single pool kind, built with size and opts.
-func forBadKinds(t *testing.T, size int, opts []ants.Option, f func(name string, p badPool)) {
+func forBadKinds(t *testing.T, size int, opts []ants.Option, f func(name string, p *testPool)) {
 	t.Helper()
-	for _, k := range badKinds {
-		p, err := k.new(size, opts...)
+	for _, k := range poolKinds {
+		p, err := k.newPool(size, opts...)
 		if err != nil {
 			t.Errorf("%s(%d): %v", k.name, size, err)
 			continue
@@ -242,10 +144,10 @@ func forBadKinds(t *testing.T, size int, opts []ants.Option, f func(name string,
 }
 
 // forBadMultiKinds runs f for every multi-pool kind.
-func forBadMultiKinds(t *testing.T, size, sizePerPool int, opts []ants.Option, f func(name string, p badMulti)) {
+func forBadMultiKinds(t *testing.T, size, sizePerPool int, opts []ants.Option, f func(name string, p *testMultiPool)) {
 	t.Helper()
-	for _, k := range badMultiKinds {
-		p, err := k.new(size, sizePerPool, ants.RoundRobin, opts...)
+	for _, k := range multiKinds {
+		p, err := k.newMulti(size, sizePerPool, ants.RoundRobin, opts...)
 		if err != nil {
 			t.Errorf("%s(%d, %d): %v", k.name, size, sizePerPool, err)
 			continue
@@ -273,7 +175,7 @@ var badNilCtx context.Context
 var badInputCases = []badCase{
 	{"sizes 0 and negative make unlimited pools", func(t *testing.T) {
 		for _, size := range []int{0, -1, math.MinInt} {
-			forBadKinds(t, size, nil, func(name string, p badPool) {
+			forBadKinds(t, size, nil, func(name string, p *testPool) {
 				what := fmt.Sprintf("%s(%d)", name, size)
 				badEq(t, what+" Cap()", p.Cap(), -1)
 				badEq(t, what+" Free()", p.Free(), -1)
@@ -284,7 +186,7 @@ var badInputCases = []badCase{
 		}
 	}},
 	{"size math.MaxInt is capped at math.MaxInt32", func(t *testing.T) {
-		forBadKinds(t, math.MaxInt, nil, func(name string, p badPool) {
+		forBadKinds(t, math.MaxInt, nil, func(name string, p *testPool) {
 			badEq(t, name+" Cap()", p.Cap(), math.MaxInt32)
 			badEq(t, name+" Free()", p.Free(), math.MaxInt32)
 			badRun(t, name, p.submit)
@@ -292,10 +194,10 @@ var badInputCases = []badCase{
 	}},
 	{"size math.MaxInt with PreAlloc allocates megabytes, not gigabytes", func(t *testing.T) {
 		const limit = 64 << 20
-		for _, k := range badKinds {
-			var p badPool
+		for _, k := range poolKinds {
+			var p *testPool
 			var err error
-			n := badAllocated(func() { p, err = k.new(math.MaxInt, ants.WithPreAlloc(true)) })
+			n := badAllocated(func() { p, err = k.newPool(math.MaxInt, ants.WithPreAlloc(true)) })
 			if err != nil {
 				t.Errorf("%s(math.MaxInt, PreAlloc): %v", k.name, err)
 				continue
@@ -309,10 +211,10 @@ var badInputCases = []badCase{
 			badEq(t, k.name+" Cap() after Tune on a PreAlloc pool", p.Cap(), math.MaxInt32)
 			badRelease(t, k.name, p)
 		}
-		var mp badMulti
+		var mp *testMultiPool
 		var err error
 		n := badAllocated(func() {
-			mp, err = badMultiKinds[0].new(2, math.MaxInt, ants.LeastTasks, ants.WithPreAlloc(true))
+			mp, err = multiKinds[0].newMulti(2, math.MaxInt, ants.LeastTasks, ants.WithPreAlloc(true))
 		})
 		if err != nil {
 			t.Errorf("NewMultiPool(2, math.MaxInt, PreAlloc): %v", err)
@@ -327,12 +229,12 @@ var badInputCases = []badCase{
 	}},
 	{"PreAlloc with an unlimited size is ErrInvalidPreAllocSize", func(t *testing.T) {
 		for _, size := range []int{0, -1} {
-			for _, k := range badKinds {
-				_, err := k.new(size, ants.WithPreAlloc(true))
+			for _, k := range poolKinds {
+				_, err := k.newPool(size, ants.WithPreAlloc(true))
 				badErr(t, fmt.Sprintf("%s(%d, PreAlloc)", k.name, size), err, ants.ErrInvalidPreAllocSize)
 			}
-			for _, k := range badMultiKinds {
-				_, err := k.new(2, size, ants.RoundRobin, ants.WithPreAlloc(true))
+			for _, k := range multiKinds {
+				_, err := k.newMulti(2, size, ants.RoundRobin, ants.WithPreAlloc(true))
 				badErr(t, fmt.Sprintf("%s(2, %d, PreAlloc)", k.name, size), err, ants.ErrInvalidPreAllocSize)
 			}
 		}
@@ -355,31 +257,31 @@ var badInputCases = []badCase{
 		// An Option is applied once per sub-pool: this one makes the expiry
 		// of the second sub-pool invalid, so the constructor must give up
 		// and release the first.
-		for _, k := range badMultiKinds {
+		for _, k := range multiKinds {
 			calls := 0
 			second := ants.Option(func(o *ants.Options) {
 				if calls++; calls == 2 {
 					o.ExpiryDuration = -time.Second
 				}
 			})
-			p, err := k.new(3, 1, ants.LeastTasks, second)
+			p, err := k.newMulti(3, 1, ants.LeastTasks, second)
 			badErr(t, k.name+" with the second sub-pool refused", err, ants.ErrInvalidPoolExpiry)
-			badEq(t, k.name+" the pool is nil", p.badMultiAPI == nil, true)
+			badEq(t, k.name+" the pool is nil", p == nil, true)
 			badEq(t, k.name+" sub-pools built", calls, 2)
 		}
 	}},
 	{"multi-pool counts of 0 and negative are ErrInvalidMultiPoolSize", func(t *testing.T) {
 		for _, size := range []int{0, -1, math.MinInt} {
-			for _, k := range badMultiKinds {
-				p, err := k.new(size, 1, ants.RoundRobin)
+			for _, k := range multiKinds {
+				p, err := k.newMulti(size, 1, ants.RoundRobin)
 				badErr(t, fmt.Sprintf("%s(%d, 1)", k.name, size), err, ants.ErrInvalidMultiPoolSize)
-				badEq(t, "the pool is nil", p.badMultiAPI == nil, true)
+				badEq(t, "the pool is nil", p == nil, true)
 			}
 		}
 	}},
 	{"sizePerPool 0 and negative make unlimited sub-pools", func(t *testing.T) {
 		for _, per := range []int{0, -1} {
-			forBadMultiKinds(t, 3, per, nil, func(name string, p badMulti) {
+			forBadMultiKinds(t, 3, per, nil, func(name string, p *testMultiPool) {
 				what := fmt.Sprintf("%s(3, %d)", name, per)
 				badEq(t, what+" Cap() (the sum of the sub-pools')", p.Cap(), -3)
 				for i := 0; i < 3; i++ {
@@ -395,18 +297,18 @@ var badInputCases = []badCase{
 	}},
 	{"invalid load-balancing strategies are ErrInvalidLoadBalancingStrategy", func(t *testing.T) {
 		for _, lbs := range []ants.LoadBalancingStrategy{0, 1, 3, 99, -1} {
-			for _, k := range badMultiKinds {
-				_, err := k.new(2, 1, lbs)
+			for _, k := range multiKinds {
+				_, err := k.newMulti(2, 1, lbs)
 				badErr(t, fmt.Sprintf("%s(lbs %d)", k.name, lbs), err, ants.ErrInvalidLoadBalancingStrategy)
 			}
 		}
 	}},
 	{"negative expiry is ErrInvalidPoolExpiry unless purge is disabled", func(t *testing.T) {
 		for _, d := range []time.Duration{-1, -time.Second, math.MinInt64} {
-			for _, k := range badKinds {
-				_, err := k.new(1, ants.WithExpiryDuration(d))
+			for _, k := range poolKinds {
+				_, err := k.newPool(1, ants.WithExpiryDuration(d))
 				badErr(t, fmt.Sprintf("%s(expiry %v)", k.name, d), err, ants.ErrInvalidPoolExpiry)
-				p, err := k.new(1, ants.WithExpiryDuration(d), ants.WithDisablePurge(true))
+				p, err := k.newPool(1, ants.WithExpiryDuration(d), ants.WithDisablePurge(true))
 				if err != nil {
 					t.Errorf("%s(expiry %v, DisablePurge): %v", k.name, d, err)
 					continue
@@ -414,8 +316,8 @@ var badInputCases = []badCase{
 				badRun(t, k.name, p.submit)
 				badRelease(t, k.name, p)
 			}
-			for _, k := range badMultiKinds {
-				_, err := k.new(2, 1, ants.RoundRobin, ants.WithExpiryDuration(d))
+			for _, k := range multiKinds {
+				_, err := k.newMulti(2, 1, ants.RoundRobin, ants.WithExpiryDuration(d))
 				badErr(t, fmt.Sprintf("%s(expiry %v)", k.name, d), err, ants.ErrInvalidPoolExpiry)
 			}
 		}
@@ -452,12 +354,12 @@ var badInputCases = []badCase{
 		badEq(t, "Running() after the tick at t0+1s+1ns", p.Running(), 0)
 	}},
 	{"nil tasks are ErrNilTask on an open pool and ErrPoolClosed on a closed one", func(t *testing.T) {
-		forBadKinds(t, 1, nil, func(name string, p badPool) {
+		forBadKinds(t, 1, nil, func(name string, p *testPool) {
 			if name == "Pool" {
 				for _, closed := range []bool{false, true} {
 					want := ants.ErrNilTask
 					if closed {
-						p.release()
+						p.Release()
 						want = ants.ErrPoolClosed
 					}
 					badErr(t, name+" Submit(nil)", p.submit(nil), want)
@@ -530,7 +432,7 @@ var badInputCases = []badCase{
 		}
 	}},
 	{"nil contexts are taken as context.Background", func(t *testing.T) {
-		forBadKinds(t, 1, nil, func(name string, p badPool) {
+		forBadKinds(t, 1, nil, func(name string, p *testPool) {
 			badRun(t, name+" SubmitContext(nil)", func(task func()) error { return p.submitContext(badNilCtx, task) })
 			// On a full pool, a nil context waits like Submit.
 			unblock := badHold(t, p.submit)
@@ -546,7 +448,7 @@ var badInputCases = []badCase{
 			badErr(t, name+" SubmitContext(nil) on a full pool", <-errc, nil)
 			<-ran
 		})
-		forBadMultiKinds(t, 2, 1, nil, func(name string, p badMulti) {
+		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
 			badRun(t, name+" SubmitContext(nil)", func(task func()) error { return p.submitContext(badNilCtx, task) })
 		})
 		p, err := ants.NewPool(1)
@@ -567,7 +469,7 @@ var badInputCases = []badCase{
 		badEq(t, "NewResultGroupContext(nil) context is done after Wait", rctx.Err() != nil, true)
 	}},
 	{"ReleaseContext(nil) releases without waiting", func(t *testing.T) {
-		forBadKinds(t, 1, nil, func(name string, p badPool) {
+		forBadKinds(t, 1, nil, func(name string, p *testPool) {
 			unblock := badHold(t, p.submit)
 			badQuick(t, name+" ReleaseContext(nil)", func() {
 				badErr(t, name+" ReleaseContext(nil)", p.ReleaseContext(badNilCtx), nil)
@@ -576,7 +478,7 @@ var badInputCases = []badCase{
 			badErr(t, name+" ReleaseContext(nil) again", p.ReleaseContext(badNilCtx), ants.ErrPoolClosed)
 			unblock()
 		})
-		forBadMultiKinds(t, 2, 1, nil, func(name string, p badMulti) {
+		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
 			unblock := badHold(t, p.submit)
 			badQuick(t, name+" ReleaseContext(nil)", func() {
 				badErr(t, name+" ReleaseContext(nil)", p.ReleaseContext(badNilCtx), nil)
@@ -587,14 +489,14 @@ var badInputCases = []badCase{
 	}},
 	{"ReleaseTimeout of zero or less returns at once", func(t *testing.T) {
 		for _, d := range []time.Duration{0, -1, math.MinInt64} {
-			forBadKinds(t, 2, nil, func(name string, p badPool) {
+			forBadKinds(t, 2, nil, func(name string, p *testPool) {
 				what := fmt.Sprintf("%s ReleaseTimeout(%v)", name, d)
 				unblock := badHold(t, p.submit)
 				badQuick(t, what, func() { badErr(t, what+" with a busy worker", p.ReleaseTimeout(d), ants.ErrTimeout) })
 				badQuick(t, what, func() { badErr(t, what+" again", p.ReleaseTimeout(d), ants.ErrPoolClosed) })
 				unblock()
 			})
-			forBadMultiKinds(t, 2, 1, nil, func(name string, p badMulti) {
+			forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
 				what := fmt.Sprintf("%s ReleaseTimeout(%v)", name, d)
 				unblock := badHold(t, p.submit)
 				badQuick(t, what, func() { badErr(t, what+" with a busy worker", p.ReleaseTimeout(d), ants.ErrTimeout) })
@@ -609,7 +511,7 @@ var badInputCases = []badCase{
 			}
 			badErr(t, fmt.Sprintf("ReleaseTimeout(%v) of an unused pool", d), p.ReleaseTimeout(d), nil)
 		}
-		forBadKinds(t, 2, nil, func(name string, p badPool) {
+		forBadKinds(t, 2, nil, func(name string, p *testPool) {
 			unblock := badHold(t, p.submit)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
@@ -620,7 +522,7 @@ var badInputCases = []badCase{
 		})
 	}},
 	{"Tune to 0, negative or huge sizes", func(t *testing.T) {
-		forBadKinds(t, 3, nil, func(name string, p badPool) {
+		forBadKinds(t, 3, nil, func(name string, p *testPool) {
 			for _, n := range []int{0, -1, math.MinInt} {
 				p.Tune(n)
 				badEq(t, fmt.Sprintf("%s Cap() after Tune(%d)", name, n), p.Cap(), 3)
@@ -631,7 +533,7 @@ var badInputCases = []badCase{
 			p.Tune(1)
 			badEq(t, name+" Cap() after Tune(1)", p.Cap(), 1)
 		})
-		forBadMultiKinds(t, 2, 3, nil, func(name string, p badMulti) {
+		forBadMultiKinds(t, 2, 3, nil, func(name string, p *testMultiPool) {
 			for _, n := range []int{0, -1} {
 				p.Tune(n)
 				badEq(t, fmt.Sprintf("%s Cap() after Tune(%d)", name, n), p.Cap(), 6)
@@ -641,7 +543,7 @@ var badInputCases = []badCase{
 		})
 	}},
 	{"Reboot of an open pool does nothing", func(t *testing.T) {
-		forBadKinds(t, 2, nil, func(name string, p badPool) {
+		forBadKinds(t, 2, nil, func(name string, p *testPool) {
 			badRun(t, name, p.submit)
 			running := p.Running()
 			p.Reboot()
@@ -649,17 +551,17 @@ var badInputCases = []badCase{
 			badEq(t, name+" Running()", p.Running(), running)
 			badRun(t, name+" after Reboot", p.submit)
 		})
-		forBadMultiKinds(t, 2, 1, nil, func(name string, p badMulti) {
+		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
 			p.Reboot()
 			badEq(t, name+" IsClosed()", p.IsClosed(), false)
 			badRun(t, name+" after Reboot", p.submit)
 		})
 	}},
 	{"releasing twice and calls after Release", func(t *testing.T) {
-		forBadKinds(t, 2, nil, func(name string, p badPool) {
+		forBadKinds(t, 2, nil, func(name string, p *testPool) {
 			badRun(t, name, p.submit)
-			p.release()
-			p.release()
+			p.Release()
+			p.Release()
 			badEq(t, name+" IsClosed()", p.IsClosed(), true)
 			badErr(t, name+" ReleaseTimeout after Release", p.ReleaseTimeout(time.Second), ants.ErrPoolClosed)
 			badErr(t, name+" ReleaseContext after Release", p.ReleaseContext(context.Background()), ants.ErrPoolClosed)
@@ -678,7 +580,7 @@ var badInputCases = []badCase{
 			badEq(t, name+" IsClosed() after Reboot", p.IsClosed(), false)
 			badRun(t, name+" after Reboot", p.submit)
 		})
-		forBadMultiKinds(t, 2, 1, nil, func(name string, p badMulti) {
+		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
 			badErr(t, name+" ReleaseTimeout", p.ReleaseTimeout(badBound), nil)
 			badErr(t, name+" ReleaseTimeout again", p.ReleaseTimeout(badBound), ants.ErrPoolClosed)
 			badErr(t, name+" ReleaseContext again", p.ReleaseContext(context.Background()), ants.ErrPoolClosed)
@@ -694,7 +596,7 @@ var badInputCases = []badCase{
 		})
 	}},
 	{"ByIndex out of range is (-1, ErrInvalidPoolIndex)", func(t *testing.T) {
-		forBadMultiKinds(t, 3, 1, nil, func(name string, p badMulti) {
+		forBadMultiKinds(t, 3, 1, nil, func(name string, p *testMultiPool) {
 			for _, idx := range []int{-1, 3, 4, math.MinInt, math.MaxInt} {
 				for getter, f := range map[string]func(int) (int, error){
 					"RunningByIndex": p.RunningByIndex,
@@ -715,12 +617,12 @@ var badInputCases = []badCase{
 		})
 	}},
 	{"nil options are ignored and WithOptions of the zero Options is valid", func(t *testing.T) {
-		forBadKinds(t, 1, []ants.Option{nil, ants.WithOptions(ants.Options{}), nil}, func(name string, p badPool) {
+		forBadKinds(t, 1, []ants.Option{nil, ants.WithOptions(ants.Options{}), nil}, func(name string, p *testPool) {
 			badRun(t, name, p.submit)
 		})
 	}},
 	{"negative MaxBlockingTasks lets no caller wait", func(t *testing.T) {
-		forBadKinds(t, 1, []ants.Option{ants.WithMaxBlockingTasks(-1)}, func(name string, p badPool) {
+		forBadKinds(t, 1, []ants.Option{ants.WithMaxBlockingTasks(-1)}, func(name string, p *testPool) {
 			unblock := badHold(t, p.submit)
 			badQuick(t, name+" Submit on a full pool", func() {
 				badErr(t, name+" Submit on a full pool", p.submit(func() {}), ants.ErrPoolOverload)
@@ -729,7 +631,7 @@ var badInputCases = []badCase{
 		})
 	}},
 	{"negative QueueSize buffers without bound", func(t *testing.T) {
-		forBadKinds(t, 1, []ants.Option{ants.WithQueueSize(-1)}, func(name string, p badPool) {
+		forBadKinds(t, 1, []ants.Option{ants.WithQueueSize(-1)}, func(name string, p *testPool) {
 			unblock := badHold(t, p.submit)
 			var wg sync.WaitGroup
 			const n = 100

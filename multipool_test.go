@@ -34,7 +34,9 @@ type multiAPI interface {
 // pools.
 type testMultiPool struct {
 	multiAPI
-	submit func(task func()) error
+	submit        func(task func()) error
+	trySubmit     func(task func()) error
+	submitContext func(ctx context.Context, task func()) error
 }
 
 type multiKind struct {
@@ -53,7 +55,7 @@ func newPlainMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts .
 	if err != nil {
 		return nil, err
 	}
-	return &testMultiPool{multiAPI: mp, submit: mp.Submit}, nil
+	return &testMultiPool{multiAPI: mp, submit: mp.Submit, trySubmit: mp.TrySubmit, submitContext: mp.SubmitContext}, nil
 }
 
 func newFuncMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error) {
@@ -61,7 +63,12 @@ func newFuncMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ..
 	if err != nil {
 		return nil, err
 	}
-	return &testMultiPool{multiAPI: mp, submit: func(task func()) error { return mp.Invoke(task) }}, nil
+	return &testMultiPool{
+		multiAPI:      mp,
+		submit:        func(task func()) error { return mp.Invoke(task) },
+		trySubmit:     func(task func()) error { return mp.TryInvoke(task) },
+		submitContext: func(ctx context.Context, task func()) error { return mp.InvokeContext(ctx, task) },
+	}, nil
 }
 
 func newGenericMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error) {
@@ -70,7 +77,12 @@ func newGenericMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts
 	if err != nil {
 		return nil, err
 	}
-	return &testMultiPool{multiAPI: mp, submit: func(task func()) error { return mp.Invoke(tickets.issue(task)) }}, nil
+	return &testMultiPool{
+		multiAPI:      mp,
+		submit:        func(task func()) error { return mp.Invoke(tickets.issue(task)) },
+		trySubmit:     func(task func()) error { return mp.TryInvoke(tickets.issue(task)) },
+		submitContext: func(ctx context.Context, task func()) error { return mp.InvokeContext(ctx, tickets.issue(task)) },
+	}, nil
 }
 
 // mustNew returns a multi-pool that is released, with all its goroutines

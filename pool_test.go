@@ -43,7 +43,9 @@ type poolAPI interface {
 // through Submit for Pool and through Invoke for the function pools.
 type testPool struct {
 	poolAPI
-	submit func(task func()) error
+	submit        func(task func()) error
+	trySubmit     func(task func()) error
+	submitContext func(ctx context.Context, task func()) error
 }
 
 // poolKind builds pools of one kind.
@@ -63,7 +65,7 @@ func newPlainPool(size int, opts ...ants.Option) (*testPool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &testPool{poolAPI: p, submit: p.Submit}, nil
+	return &testPool{poolAPI: p, submit: p.Submit, trySubmit: p.TrySubmit, submitContext: p.SubmitContext}, nil
 }
 
 func newFuncPool(size int, opts ...ants.Option) (*testPool, error) {
@@ -71,7 +73,12 @@ func newFuncPool(size int, opts ...ants.Option) (*testPool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &testPool{poolAPI: p, submit: func(task func()) error { return p.Invoke(task) }}, nil
+	return &testPool{
+		poolAPI:       p,
+		submit:        func(task func()) error { return p.Invoke(task) },
+		trySubmit:     func(task func()) error { return p.TryInvoke(task) },
+		submitContext: func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, task) },
+	}, nil
 }
 
 func newGenericPool(size int, opts ...ants.Option) (*testPool, error) {
@@ -80,7 +87,12 @@ func newGenericPool(size int, opts ...ants.Option) (*testPool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &testPool{poolAPI: p, submit: func(task func()) error { return p.Invoke(tickets.issue(task)) }}, nil
+	return &testPool{
+		poolAPI:       p,
+		submit:        func(task func()) error { return p.Invoke(tickets.issue(task)) },
+		trySubmit:     func(task func()) error { return p.TryInvoke(tickets.issue(task)) },
+		submitContext: func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, tickets.issue(task)) },
+	}, nil
 }
 
 // ticketTable lets a pool of int arguments run arbitrary tasks: each task is
