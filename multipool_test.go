@@ -15,19 +15,10 @@ import (
 
 // multiAPI is the part of the API that the three multi-pool kinds share.
 type multiAPI interface {
-	Running() int
+	commonAPI
 	RunningByIndex(idx int) (int, error)
-	Free() int
 	FreeByIndex(idx int) (int, error)
-	Waiting() int
 	WaitingByIndex(idx int) (int, error)
-	Cap() int
-	Tune(size int)
-	IsClosed() bool
-	ReleaseTimeout(timeout time.Duration) error
-	ReleaseContext(ctx context.Context) error
-	Reboot()
-	Stats() ants.Stats
 }
 
 // testMultiPool gives every multi-pool kind one shape, as testPool does for

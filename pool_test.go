@@ -26,13 +26,18 @@ const (
 
 // poolAPI is the part of the API that the three pool kinds share.
 type poolAPI interface {
+	commonAPI
+	Release()
+}
+
+// commonAPI is what every pool kind, single or multi, has.
+type commonAPI interface {
 	Running() int
 	Free() int
 	Waiting() int
 	Cap() int
 	Tune(size int)
 	IsClosed() bool
-	Release()
 	ReleaseTimeout(timeout time.Duration) error
 	ReleaseContext(ctx context.Context) error
 	Reboot()
