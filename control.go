@@ -10,16 +10,19 @@ import (
 // The pool's state as its users see it, and the calls that change it:
 // Tune, Release and Reboot.
 
-// Running returns the number of worker goroutines, busy or idle. It grows
-// before Submit returns, and shrinks as each worker goroutine exits: a moment
-// after the purge, Release or a shrinking Tune stops it. For that moment it
-// can exceed Cap(), and Free() can be negative.
+// Running returns the number of workers, busy or idle. It grows before
+// Submit returns, as in ants, and a worker stops counting as soon as the
+// purge, Release or a shrinking Tune tells it to stop, so Running() never
+// exceeds Cap() except after a shrinking Tune, until the surplus busy
+// workers finish their tasks. ReleaseTimeout and ReleaseContext still wait
+// for every goroutine to exit.
 func (p *poolCore[T]) Running() int {
 	return int(p.running.Load())
 }
 
 // Free returns Cap() - Running(), or -1 for an unlimited pool. It is
-// negative for a while after a shrinking Tune.
+// negative only after a shrinking Tune, until the surplus busy workers
+// finish their tasks.
 func (p *poolCore[T]) Free() int {
 	c := p.capacity.Load()
 	if c < 0 {
@@ -61,11 +64,12 @@ func (p *poolCore[T]) Tune(size int) {
 		return
 	}
 	p.capacity.Store(int32(size))
-	if size > old {
-		p.serveLocked()
+	if size < old {
+		p.stopIdleLocked(int(p.running.Load()) - size)
 	} else {
-		p.stopIdleLocked(p.activeLocked() - size)
+		p.admitLocked()
 	}
+	p.kickLocked().wake()
 }
 
 // Release closes the pool: later submissions fail with ErrPoolClosed, idle
@@ -90,6 +94,10 @@ func (p *poolCore[T]) release() bool {
 	}
 	p.waiting.Store(0)
 	p.cond.Broadcast()
+	// Accepted tasks still run: reserved ones on new workers if need be,
+	// buffered ones on the busy workers, which drain the ring before they
+	// exit.
+	p.kickLocked().wake()
 	if p.purgeStop != nil {
 		close(p.purgeStop)
 		p.purgeStop = nil
@@ -155,7 +163,7 @@ func (p *poolCore[T]) Reboot() {
 		return
 	}
 	p.closed.Store(false)
-	if p.activeLocked() > 0 && p.purgeStop == nil && !p.opts.DisablePurge {
+	if p.running.Load() > 0 && p.purgeStop == nil && !p.opts.DisablePurge {
 		p.startPurgeLocked()
 	}
 }

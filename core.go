@@ -11,14 +11,44 @@ import (
 // they differ only in the task type T and in fn, the function a worker
 // applies to each task.
 //
-// Where a task goes, in order: to an idle worker (detached from workers and
-// handed the task through its channel); to a new worker if fewer than
-// capacity are active; to the task buffer if it has room;
-// otherwise the caller waits in waiters, and the next worker to finish takes
-// its task. Hence these invariants, all under lock: the buffer and waiters
-// are empty whenever a worker is idle, and callers wait only while capacity
-// workers are active. Active workers are the running ones less those told to
-// stop (activeLocked).
+// # How a task reaches a worker
+//
+// Submit appends the task to one FIFO ring (tasks) under the lock, and
+// workers take tasks from its head. A worker that finishes a task takes the
+// next one without parking, as the workers of a channel pool do; a worker
+// finding the ring empty parks in the idle queue (workers) on its own
+// channel. Parked workers are woken by the rule the Go scheduler uses for
+// its spinning threads: a task wakes a parked worker only if no woken worker
+// is already on its way to the ring (searching == 0), and a woken worker
+// that takes a task while more are queued wakes the next one (kickLocked).
+// So a steady stream of tasks costs about one wake-up per batch the
+// submitters get ahead of the workers, not one per task, while no task sits
+// in the ring behind a busy worker when an idle one sleeps: while the ring
+// holds tasks, a worker is on its way to it, or every worker is busy.
+//
+// Measured against the previous design, which handed every task to a parked
+// worker's channel (one wake-up and two more lock crossings per task), on 2
+// cores with no-op tasks and capacity 1000: see BENCHMARKS.md, "Where the
+// floor is".
+//
+// # Admission
+//
+// The bound is ants': at most capacity tasks accepted and unfinished,
+// plus up to QueueSize buffered ones. A task is accepted with a worker slot
+// (reserved) while busy+reserved < capacity, as ants hands it to a worker;
+// otherwise into the buffer while it has room; otherwise the caller is
+// refused (Nonblocking, TrySubmit, MaxBlockingTasks) or waits in waiters.
+// Every event that frees a slot gives it to the oldest buffered task, then
+// admits the longest-waiting callers (promoteLocked, admitWaitersLocked), so
+// a new Submit never overtakes a buffered task or a caller that waits. The
+// ring holds the reserved tasks first, then the buffered ones; workers take
+// only reserved tasks. A reserved task keeps its slot across a shrinking
+// Tune, as a task handed to a worker in ants runs on it.
+//
+// Workers are started eagerly: a task that neither an idle nor a woken
+// worker can take starts a new worker at once if fewer than capacity run,
+// so Running() grows before Submit returns, as in ants, and a burst does
+// not wait for workers to start one another.
 type poolCore[T any] struct {
 	// lock guards the fields below up to the atomics.
 	lock spinLock
@@ -28,20 +58,32 @@ type poolCore[T any] struct {
 	// caller whose task was just taken from the head of the list.
 	cond sync.Cond
 
-	workers workerQueue[T] // idle workers
-	tasks   taskQueue[T]   // buffered tasks (Options.QueueSize)
+	tasks   taskQueue[T]   // accepted tasks no worker has taken yet, FIFO
+	workers workerQueue[T] // parked idle workers
 	waiters waiterList[T]  // blocked callers, FIFO
+
+	// busy counts the tasks workers have taken and not finished.
+	busy int
+
+	// reserved counts the tasks at the head of the ring that hold a worker
+	// slot; the tasks.size-reserved after them are buffered. Invariants:
+	// busy+reserved <= capacity but after a shrinking Tune;
+	// tasks.size-reserved <= queueSize; and if any task is buffered, no
+	// slot is free (busy+reserved >= capacity).
+	reserved int
+
+	// searching counts the workers woken from the idle queue that have not
+	// yet looked at the ring (see kickLocked).
+	searching int
+
+	// queueSize is Options.QueueSize: negative is unbounded.
+	queueSize int
 
 	// live counts the goroutines the pool has started (workers and the purge
 	// goroutine) that have not yet exited; allExited, when non-nil, is closed
 	// when live drops to 0.
 	live      int
 	allExited chan struct{}
-
-	// stopping counts the workers that have been told to stop (by the
-	// purge, Release or a shrinking Tune) and have not exited yet. They count
-	// in running until they exit, but not against the capacity (roomLocked).
-	stopping int
 
 	// workerCache recycles the goWorker of an exited goroutine, channel
 	// included, for the next one the pool starts.
@@ -56,7 +98,7 @@ type poolCore[T any] struct {
 
 	// These are written only with lock held and may be read without it.
 	capacity atomic.Int32 // -1 means unlimited
-	running  atomic.Int32 // worker goroutines started and not yet exited
+	running  atomic.Int32 // active workers: started, not exited, not told to stop
 	waiting  atomic.Int32 // waiters.len
 	closed   atomic.Bool
 
@@ -95,7 +137,7 @@ func (p *poolCore[T]) init(size int, fn func(T), options []Option) error {
 	}
 	p.cond.L = &p.lock
 	p.workers = newWorkerQueue[T](opts.PreAlloc, size)
-	p.tasks.limit = opts.QueueSize
+	p.queueSize = opts.QueueSize
 	p.capacity.Store(int32(size))
 	p.fn = fn
 	p.opts = opts
@@ -103,23 +145,60 @@ func (p *poolCore[T]) init(size int, fn func(T), options []Option) error {
 }
 
 // submit hands arg to the pool: the fast path, inlined into Submit and
-// Invoke, serves the common case of an idle worker; everything else is in
-// submitSlow. ctx is never nil: the calls that take none pass
-// context.Background(), whose Done is nil. If try is set the caller never
-// waits.
+// Invoke, appends it to the ring; waiting and refusals are in submitSlow.
+// ctx is never nil: the calls that take none pass context.Background(),
+// whose Done is nil. If try is set the caller never waits.
 func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
 	if p.closed.Load() {
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
 	p.lock.Lock()
-	if w := p.workers.detach(); w != nil {
-		count(&p.submitted)
+	if !p.closed.Load() && p.acceptLocked(arg) {
+		w := p.kickLocked()
 		p.lock.Unlock()
-		w.args <- arg
+		w.wake()
 		return nil
 	}
 	return p.submitSlow(ctx, arg, try)
+}
+
+// acceptLocked appends arg to the ring if the pool can take it now: with a
+// worker slot if one is free, else into the buffer if it has room. It
+// requires p.lock held.
+func (p *poolCore[T]) acceptLocked(arg T) bool {
+	c := int(p.capacity.Load())
+	switch {
+	case c < 0 || p.busy+p.reserved < c:
+		p.reserved++
+	case p.queueSize < 0 || p.tasks.size-p.reserved < p.queueSize:
+	default:
+		return false
+	}
+	p.tasks.push(arg)
+	count(&p.submitted)
+	return true
+}
+
+// promoteLocked gives the worker slots that are free to the oldest
+// buffered tasks. It requires p.lock held.
+func (p *poolCore[T]) promoteLocked() {
+	n := p.tasks.size - p.reserved
+	if c := int(p.capacity.Load()); c >= 0 {
+		n = min(n, c-p.busy-p.reserved)
+	}
+	if n > 0 {
+		p.reserved += n
+	}
+}
+
+// takeLocked takes the reserved task at the head of the ring for a worker.
+// It requires p.lock held and p.reserved > 0.
+func (p *poolCore[T]) takeLocked() T {
+	arg, _ := p.tasks.pop()
+	p.reserved--
+	p.busy++
+	return arg
 }
 
 // submitSlow requires p.lock held and releases it.
@@ -128,17 +207,6 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
 		p.lock.Unlock()
 		p.rejected.Add(1)
 		return ErrPoolClosed
-	}
-	if p.roomLocked() {
-		p.spawnLocked(arg)
-		count(&p.submitted)
-		p.lock.Unlock()
-		return nil
-	}
-	if p.tasks.push(arg) {
-		count(&p.submitted)
-		p.lock.Unlock()
-		return nil
 	}
 	// ants compares MaxBlockingTasks with != 0, so a negative limit lets no
 	// caller wait; kept for compatibility.
@@ -150,18 +218,48 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
 	return p.waitLocked(ctx, arg)
 }
 
+// kickLocked makes sure the reserved tasks will be taken promptly, and
+// returns the idle worker to wake, if any, which the caller wakes after
+// releasing p.lock (a wake-up can enter the kernel; the lock's other users
+// need not wait for it). It requires p.lock held.
+//
+// While a woken worker is searching, nobody else is woken: it will take
+// the head task and, if more remain, wake the next worker itself. That
+// keeps wake-ups to the minimum that still starts every task without delay,
+// and it is what makes a stream of tasks cheaper than one wake-up each.
+// Reserved tasks beyond what the searching and idle workers can take start
+// new workers at once. That stays within capacity: a slot is reserved only
+// while busy+reserved < capacity, and every active worker is busy, idle or
+// searching. Only after a shrinking Tune can it exceed capacity, for tasks
+// accepted before the Tune, as their workers would in ants.
+func (p *poolCore[T]) kickLocked() *goWorker[T] {
+	if p.reserved == 0 {
+		return nil
+	}
+	var w *goWorker[T]
+	if p.searching == 0 {
+		if w = p.workers.detach(); w != nil {
+			p.searching++
+		}
+	}
+	for p.reserved > p.searching+p.workers.len() {
+		p.spawnLocked(p.takeLocked())
+	}
+	return w
+}
+
 // waitLocked blocks the caller until a worker takes arg, the pool is
 // released, or ctx is done. It requires p.lock held and releases it.
 //
-// A worker that becomes free takes the task at the head of p.waiters and
-// Signals p.cond. Signal wakes the goroutine that has been in Wait longest,
-// so this is the right goroutine as long as waiters call Wait in list order.
-// Each waiter joins the tail of the list and calls Wait in one critical
-// section, and one that wakes while its task is still pending (a Broadcast
-// for a cancelled context, or a Signal meant for a waiter that had already
-// woken) moves itself back to the tail before waiting again. So the order
-// holds, every Signal is a wake-up some waiter needs or a harmless extra one,
-// and no taken task leaves its caller asleep.
+// An event that makes room takes the task at the head of p.waiters into the
+// ring and Signals p.cond. Signal wakes the goroutine that has been in Wait
+// longest, so this is the right goroutine as long as waiters call Wait in
+// list order. Each waiter joins the tail of the list and calls Wait in one
+// critical section, and one that wakes while its task is still pending (a
+// Broadcast for a cancelled context, or a Signal meant for a waiter that had
+// already woken) moves itself back to the tail before waiting again. So the
+// order holds, every Signal is a wake-up some waiter needs or a harmless
+// extra one, and no taken task leaves its caller asleep.
 func (p *poolCore[T]) waitLocked(ctx context.Context, arg T) error {
 	w := p.waiters.get(arg)
 	p.waiters.pushBack(w)
@@ -206,31 +304,21 @@ func (p *poolCore[T]) wakeAll() {
 	p.lock.Unlock()
 }
 
-// takeWaiterLocked takes the task of the longest-waiting caller and wakes it.
-// It requires p.lock held.
-func (p *poolCore[T]) takeWaiterLocked() (arg T, ok bool) {
-	w := p.waiters.popFront()
-	if w == nil {
-		return arg, false
+// admitLocked is what every event that frees room does: it gives free
+// slots to buffered tasks, then moves the tasks of the longest-waiting
+// callers into the ring while the pool can accept them, and wakes those
+// callers. The caller then takes from the ring or kicks it. It requires
+// p.lock held.
+func (p *poolCore[T]) admitLocked() {
+	p.promoteLocked()
+	if p.waiters.len == 0 {
+		return
 	}
 	var zero T
-	arg, w.arg = w.arg, zero
-	w.state = waiterTaken
-	p.waiting.Store(int32(p.waiters.len))
-	count(&p.submitted)
-	p.cond.Signal()
-	return arg, true
-}
-
-// nextTaskLocked returns the task a free worker should run next: the oldest
-// buffered task, whose place in the buffer goes to the longest-waiting caller,
-// or else that caller's task. It requires p.lock held.
-func (p *poolCore[T]) nextTaskLocked() (T, bool) {
-	if arg, ok := p.tasks.pop(); ok {
-		if next, ok := p.takeWaiterLocked(); ok {
-			p.tasks.push(next) // cannot fail: pop just made room
-		}
-		return arg, true
+	for w := p.waiters.head; w != nil && p.acceptLocked(w.arg); w = p.waiters.head {
+		p.waiters.remove(w)
+		w.arg, w.state = zero, waiterTaken
+		p.cond.Signal()
 	}
-	return p.takeWaiterLocked()
+	p.waiting.Store(int32(p.waiters.len))
 }

@@ -81,7 +81,7 @@ func (m *multiCore[T]) next(lbs LoadBalancingStrategy) *poolCore[T] {
 // that have not finished: busy workers, buffered tasks, waiting callers.
 func (p *poolCore[T]) inFlight() int {
 	p.lock.Lock()
-	n := p.activeLocked() - p.workers.len() + p.tasks.size + p.waiters.len
+	n := p.busy + p.tasks.size + p.waiters.len
 	p.lock.Unlock()
 	return n
 }

@@ -78,7 +78,9 @@ func (p *poolCore[T]) purge(stop chan struct{}, now time.Time) bool {
 		expired[i] = nil
 	}
 	p.lastTick = t
-	if p.activeLocked() == 0 {
+	p.tasks.shrink()
+	p.kickLocked().wake() // an expired worker may have been due to take a reserved task
+	if p.running.Load() == 0 {
 		p.purgeStop = nil
 		return false
 	}

@@ -4,10 +4,10 @@ package ants
 // quiet (no task running or waiting), Submitted == Completed + Panicked.
 type Stats struct {
 	Cap     int // capacity, -1 if unlimited; a MultiPool's is the sum of its sub-pools', as its Cap()
-	Running int // worker goroutines, busy or idle
-	Idle    int // workers waiting for a task
+	Running int // workers, busy or idle, as Running()
+	Idle    int // workers parked waiting for a task
 	Waiting int // callers blocked in Submit or Invoke
-	Queued  int // tasks in the task buffer
+	Queued  int // tasks in the task buffer: accepted, with no worker slot free for them yet
 
 	Submitted uint64 // tasks accepted: their submit call returned nil
 	Completed uint64 // tasks that returned
@@ -27,7 +27,7 @@ func (p *poolCore[T]) Stats() Stats {
 		Running:   int(p.running.Load()),
 		Idle:      p.workers.len(),
 		Waiting:   p.waiters.len,
-		Queued:    p.tasks.size,
+		Queued:    p.tasks.size - p.reserved,
 		Submitted: p.submitted,
 		Completed: p.completed,
 		Panicked:  p.panicked,
@@ -47,3 +47,4 @@ func (s *Stats) add(o Stats) {
 	s.Panicked += o.Panicked
 	s.Rejected += o.Rejected
 }
+

@@ -1,35 +1,35 @@
 package ants
 
-// taskQueue is the pool's FIFO task buffer (Options.QueueSize). It is a ring
-// that starts empty and doubles as needed, so a large or unbounded QueueSize
-// costs memory only for tasks actually buffered. Every method requires the
-// pool's lock to be held.
+// taskQueue is the pool's FIFO ring of accepted tasks that no worker has
+// taken yet: those on their way to a worker and the buffered ones
+// (Options.QueueSize). It starts empty and doubles as needed, so a large or
+// unbounded QueueSize costs memory only for tasks actually queued; the pool
+// bounds its size (admitLocked), and the purge drops a large empty ring
+// (shrink). Every method requires the pool's lock to be held.
 type taskQueue[T any] struct {
 	items []T
 	head  int
 	size  int
-	limit int // maximum size; negative means unbounded, 0 disables the buffer
 }
 
-// push appends arg and reports whether there was room for it.
-func (q *taskQueue[T]) push(arg T) bool {
-	if q.limit >= 0 && q.size >= q.limit {
-		return false
-	}
+// push appends arg.
+func (q *taskQueue[T]) push(arg T) {
 	if q.size == len(q.items) {
-		n := max(2*len(q.items), 8)
-		if q.limit > 0 {
-			n = min(n, q.limit)
-		}
-		items := make([]T, n)
-		for i := 0; i < q.size; i++ {
-			items[i] = q.items[(q.head+i)%len(q.items)]
-		}
-		q.items, q.head = items, 0
+		q.grow()
 	}
-	q.items[(q.head+q.size)%len(q.items)] = arg
+	i := q.head + q.size
+	if i >= len(q.items) {
+		i -= len(q.items)
+	}
+	q.items[i] = arg
 	q.size++
-	return true
+}
+
+func (q *taskQueue[T]) grow() {
+	items := make([]T, max(2*len(q.items), 8))
+	n := copy(items, q.items[q.head:])
+	copy(items[n:], q.items[:q.head])
+	q.items, q.head = items, 0
 }
 
 // pop removes and returns the oldest task, if any.
@@ -39,7 +39,22 @@ func (q *taskQueue[T]) pop() (arg T, ok bool) {
 	}
 	var zero T
 	arg, q.items[q.head] = q.items[q.head], zero
-	q.head = (q.head + 1) % len(q.items)
+	q.head++
+	if q.head == len(q.items) {
+		q.head = 0
+	}
 	q.size--
 	return arg, true
+}
+
+// shrinkLimit is the ring length above which an empty ring is dropped at a
+// purge pass, so that a burst that queued many tasks does not pin their
+// ring for the life of the pool.
+const shrinkLimit = 1024
+
+// shrink drops the ring's storage if it is empty and large.
+func (q *taskQueue[T]) shrink() {
+	if q.size == 0 && len(q.items) > shrinkLimit {
+		q.items, q.head = nil, 0
+	}
 }

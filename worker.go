@@ -3,28 +3,34 @@ package ants
 import "runtime/debug"
 
 // goWorker is one pooled goroutine. It runs the task it was started with,
-// then asks the pool for more (afterTask): a buffered task or a waiting
-// caller's task if there is one, otherwise it parks in the pool's idle queue
-// until Submit hands it a task through args, or the pool tells it to stop.
-// One goWorker[T] serves every pool kind: T is func() for Pool and the
-// argument type for the function pools.
+// then takes the next from the pool's ring (afterTask); when the ring is
+// empty it parks in the pool's idle queue until the pool wakes it to look
+// again, or tells it to stop. One goWorker[T] serves every pool kind: T is
+// func() for Pool and the argument type for the function pools.
 type goWorker[T any] struct {
 	pool *poolCore[T]
 
-	// args carries the next task to an idle worker. Its capacity of 1 makes
-	// the hand-off in Submit non-blocking even if the worker has not parked
-	// yet: a worker receives at most one task per idle period, because the
-	// pool detaches it from the idle queue before sending.
-	args chan T
+	// ch wakes a parked worker. Its capacity of 1 makes the wake-up
+	// non-blocking even if the worker has not parked yet: a worker gets at
+	// most one wake-up per idle period, because the pool detaches it from
+	// the idle queue before sending.
+	ch chan struct{}
 
 	// lastUsed is the pool tick at which the worker last went idle; guarded
 	// by the pool's lock.
 	lastUsed int64
 
-	// stop tells an idle worker that the value it receives is not a task
-	// but the order to exit. It is set under the pool's lock before the
-	// value is sent, so the worker may read it after receiving.
+	// stop tells an idle worker that its wake-up is the order to exit. It
+	// is set under the pool's lock before the wake-up is sent, so the
+	// worker may read it after receiving.
 	stop bool
+}
+
+// wake wakes w, a worker detached from the idle queue; a nil w is a no-op.
+func (w *goWorker[T]) wake() {
+	if w != nil {
+		w.ch <- struct{}{}
+	}
 }
 
 // run is the body of the worker goroutine. It returns when the pool stops
@@ -38,7 +44,7 @@ func (w *goWorker[T]) run(arg T) {
 		if !retired {
 			// The task called runtime.Goexit (t.FailNow, for one): it
 			// neither returned nor panicked, and the goroutine ends here.
-			p.retire(w, true)
+			p.failed()
 		}
 		p.workerExited(w)
 	}()
@@ -47,14 +53,14 @@ func (w *goWorker[T]) run(arg T) {
 			// As in ants, a panic ends the worker, and it has left Running
 			// by the time the handler runs; the capacity it held goes at
 			// once to waiting callers and buffered tasks.
-			p.retire(w, true)
+			p.failed()
 			retired = true
 			p.handlePanic(tp)
 			return
 		}
 		var ok bool
 		if arg, ok = p.afterTask(w); !ok {
-			retired = true // afterTask retired it
+			retired = true // afterTask counted it out
 			return
 		}
 	}

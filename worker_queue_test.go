@@ -194,34 +194,23 @@ func TestTaskQueue(t *testing.T) {
 		}
 		return got
 	}
-	t.Run("a zero limit disables the buffer", func(t *testing.T) {
+	t.Run("an empty ring pops nothing", func(t *testing.T) {
 		var q taskQueue[int]
-		assert.False(t, q.push(1))
 		_, ok := q.pop()
 		assert.False(t, ok)
 	})
-	t.Run("push refuses beyond the limit and pop is FIFO", func(t *testing.T) {
-		q := taskQueue[int]{limit: 3}
-		for i := 1; i <= 3; i++ {
-			assert.True(t, q.push(i))
-		}
-		assert.False(t, q.push(4))
-		assert.Equal(t, 3, q.size)
-		assert.Equal(t, []int{1, 2, 3}, popAll(&q))
-		assert.True(t, q.push(5), "pop must make room")
-		assert.Equal(t, []int{5}, popAll(&q))
-	})
-	t.Run("a negative limit means unbounded", func(t *testing.T) {
-		q := taskQueue[int]{limit: -1}
+	t.Run("pop is FIFO", func(t *testing.T) {
+		var q taskQueue[int]
 		want := make([]int, 1000)
 		for i := range want {
 			want[i] = i
-			require.True(t, q.push(i))
+			q.push(i)
 		}
+		assert.Equal(t, 1000, q.size)
 		assert.Equal(t, want, popAll(&q))
 	})
-	t.Run("growth keeps the order of a wrapped buffer", func(t *testing.T) {
-		q := taskQueue[int]{limit: -1}
+	t.Run("growth keeps the order of a wrapped ring", func(t *testing.T) {
+		var q taskQueue[int]
 		for i := 0; i < 8; i++ {
 			q.push(i)
 		}
@@ -241,19 +230,31 @@ func TestTaskQueue(t *testing.T) {
 		}
 		assert.Equal(t, want, popAll(&q))
 	})
-	t.Run("growth stops at the limit", func(t *testing.T) {
-		q := taskQueue[int]{limit: 10}
-		for i := 0; i < 10; i++ {
-			require.True(t, q.push(i))
-		}
-		assert.False(t, q.push(10))
-		assert.Len(t, q.items, 10)
-	})
 	t.Run("pop clears the slot it empties", func(t *testing.T) {
-		q := taskQueue[*int]{limit: 2}
+		var q taskQueue[*int]
 		one := 1
 		q.push(&one)
 		q.pop()
-		assert.Nil(t, q.items[0], "the buffer still references a popped task")
+		assert.Nil(t, q.items[0], "the ring still references a popped task")
+	})
+	t.Run("shrink drops a large empty ring only", func(t *testing.T) {
+		var q taskQueue[int]
+		for i := 0; i <= shrinkLimit; i++ {
+			q.push(i)
+		}
+		q.shrink()
+		assert.Greater(t, len(q.items), shrinkLimit, "shrink dropped a ring holding tasks")
+		popAll(&q)
+		q.shrink()
+		assert.Nil(t, q.items)
+		q.push(7)
+		assert.Equal(t, []int{7}, popAll(&q), "the ring is unusable after shrink")
+
+		for i := 0; i < 8; i++ {
+			q.push(i)
+		}
+		popAll(&q)
+		q.shrink()
+		assert.NotNil(t, q.items, "shrink dropped a small ring")
 	})
 }
