@@ -47,4 +47,3 @@ func (s *Stats) add(o Stats) {
 	s.Panicked += o.Panicked
 	s.Rejected += o.Rejected
 }
-
