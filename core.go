@@ -144,8 +144,8 @@ func (p *poolCore[T]) init(size int, fn func(T), options []Option) error {
 	return nil
 }
 
-// submit hands arg to the pool: the fast path, inlined into Submit and
-// Invoke, appends it to the ring; waiting and refusals are in submitSlow.
+// submit hands arg to the pool: the fast path appends it to the ring;
+// waiting and refusals are in submitSlow.
 // ctx is never nil: the calls that take none pass context.Background(),
 // whose Done is nil. If try is set the caller never waits.
 func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
@@ -242,7 +242,7 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 			p.searching++
 		}
 	}
-	for p.reserved > p.searching+p.workers.len() {
+	for p.reserved > p.searching && p.reserved > p.searching+p.workers.len() {
 		p.spawnLocked(p.takeLocked())
 	}
 	return w

@@ -54,6 +54,15 @@ func (c *FakeClock) Advance(d time.Duration) bool {
 	return c.tick(t)
 }
 
+// AdvanceWithin moves the clock forward by d and delivers a tick if a
+// purge goroutine takes it within wait, reporting whether one did.
+func (c *FakeClock) AdvanceWithin(d, wait time.Duration) bool {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+	return c.TryTick(wait)
+}
+
 // Sync waits until the purge pass of the last tick has finished, by
 // delivering another tick at the same instant (which expires nothing more).
 // It reports false if no purge goroutine took it.

@@ -748,9 +748,7 @@ func (h *stressHarness) quiesce(p *stressTarget, cfg stressConfig, baseCap int) 
 	p.reboot()
 	p.tune(cfg.size)
 	// A quiet point: every accepted task has finished, nothing waits or is
-	// queued, and every worker goroutine left is idle. Workers that the
-	// purge or a shrinking Tune told to stop still count in Running until
-	// their goroutine exits, so the quiet point waits for that too.
+	// queued, and every worker left is idle.
 	quiet := func() bool {
 		s := p.stats()
 		return s.Completed+s.Panicked == s.Submitted && s.Waiting == 0 && s.Queued == 0 && s.Running == s.Idle
