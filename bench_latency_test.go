@@ -95,6 +95,8 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 // burstRunner submits bursts of tasks and records each task's wait between
 // its submit call and its start. Its tasks are made once, one per place in
 // a burst, so the measurement allocates nothing per task.
+// Its twin, kept in step, is in benchmarks/latency.go: the nested module's
+// latency workload cannot import a test file of this package.
 type burstRunner struct {
 	pool  funcPool
 	tasks []func()

@@ -92,6 +92,8 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 // burstRunner submits bursts of tasks to a runner and records each task's
 // wait between its submit call and its start. Its tasks are made once, one
 // per place in a burst, so the measurement allocates nothing per task.
+// Its twin, kept in step, is in the repository root's bench_latency_test.go
+// (BenchmarkStartLatency): that module cannot import this one.
 type burstRunner struct {
 	r          runner
 	allRunning func() // if set, called once every task of a burst has started

@@ -63,13 +63,33 @@ func fakeResults(cases []workload) *results {
 	return rs
 }
 
-func TestTablesShowMediansRatiosAndFailures(t *testing.T) {
-	cases := workloads([]string{kindCPU, kindBursty}, scale{Tasks: 100, CPUIters: 1, Bursts: 2, Gap: 1})
-	libs, _ := selectLibraries("e62cffed/ants,e62cffed/ants+queue,ants,chanpool,chanpool-unbuf")
+// tables returns the tables of fake results for cases and the libraries
+// named in list.
+func tables(t *testing.T, cases []workload, list string) string {
+	t.Helper()
+	libs, err := selectLibraries(list)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out strings.Builder
 	writeTables(&out, fakeResults(cases), cases, libs)
-	got := out.String()
-	for _, want := range []string{
+	return out.String()
+}
+
+// checkContains fails t for every string of wants that got lacks.
+func checkContains(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("tables lack %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestTablesShowMediansRatiosAndFailures(t *testing.T) {
+	cases := workloads([]string{kindCPU, kindBursty}, scale{Tasks: 100, CPUIters: 1, Bursts: 2, Gap: 1})
+	got := tables(t, cases, "e62cffed/ants,e62cffed/ants+queue,ants,chanpool,chanpool-unbuf")
+	checkContains(t, got,
 		"### cpu/cap=",
 		"| library | ns/task | allocs/task | B/task | peak RSS MiB | peak goroutines | vs chanpool-unbuf | vs chanpool |\n",
 		// Each mode is bold against the channel pool with its semantics.
@@ -79,31 +99,20 @@ func TestTablesShowMediansRatiosAndFailures(t *testing.T) {
 		"| chanpool-unbuf | 800 | 0.00 | 0.00 | 2.0 | 0 | **1.00×** | 4.00× |\n",
 		"| ants | failed | | | | | | |\n",
 		"goroutines after idle |",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("tables lack %q:\n%s", want, got)
-		}
-	}
+	)
 }
 
 func TestLatencyTablesShowPercentiles(t *testing.T) {
 	cases := workloads([]string{kindLatency}, scale{Tasks: 100})
-	libs, _ := selectLibraries("e62cffed/ants,ants,chanpool")
-	var out strings.Builder
-	writeTables(&out, fakeResults(cases), cases, libs)
-	got := out.String()
-	for _, want := range []string{
+	got := tables(t, cases, "e62cffed/ants,ants,chanpool")
+	checkContains(t, got,
 		"### latency/cap=1000/burst=1\n",
 		"### latency/cap=1000/burst=64\n",
 		"| library | p50 ns | p99 ns | ns/task | allocs/task | B/task | peak RSS MiB | peak goroutines |\n",
 		"| e62cffed/ants | 100 | 200 | 400 | 0.00 | 0.00 | 1.0 | 0 |\n",
 		"| chanpool | 200 | 600 | 200 | 0.00 | 0.00 | 2.0 | 0 |\n",
 		"| ants | failed | | | | | | |\n",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("tables lack %q:\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "vs chanpool") {
 		t.Errorf("latency tables have ratio columns:\n%s", got)
 	}
