@@ -12,18 +12,178 @@ import (
 
 // The benchmarks measure the pool's own cost per task: every task is a
 // no-op that only marks itself done, and every baseline does the same.
-// Run them side by side, for example:
 //
-//	go test -run '^$' -bench . -count 6 | tee new.txt
-//	go run golang.org/x/perf/cmd/benchstat@latest new.txt
+// Like is compared with like. Without a task buffer a pool keeps ants'
+// contract (at most capacity tasks accepted and unfinished), and so does
+// BenchmarkChannelPoolUnbuffered: capacity workers receiving from an
+// unbuffered channel. With WithQueueSize(capacity) a pool also holds
+// capacity tasks no worker has taken yet, and so does BenchmarkChannelPool:
+// the same workers over a channel of capacity slots. Each pool benchmark
+// runs the same shapes (cap=C/submitters=S) as its baseline, so benchstat
+// can put them side by side, baseline first:
+//
+//	go test -run '^$' -bench 'Submit$|SubmitBuffered$|Invoke$|InvokeGeneric$|MultiPool|ChannelPool' \
+//	    -benchtime 200000x -count 6 . | tee new.txt
+//	benchstat -col '.name@(ChannelPoolUnbuffered Submit Invoke InvokeGeneric MultiPool)' new.txt
+//	benchstat -col '.name@(ChannelPool SubmitBuffered MultiPoolBuffered)' new.txt
+//
+// (benchstat is golang.org/x/perf/cmd/benchstat; `go run
+// golang.org/x/perf/cmd/benchstat@latest` runs it without installing.)
+// BenchmarkStartLatency (bench_latency_test.go) measures how long a task
+// waits to start, BenchmarkManyCores (bench_cores_test.go) how the cost
+// grows with cores.
 
 // benchCaps are the capacities of ants' issue 4 targets: a large pool that
 // never fills, and one of GOMAXPROCS workers that is always full.
 func benchCaps() []int { return []int{1000, runtime.GOMAXPROCS(0)} }
 
-// submitters is how many goroutines submit at once; with 8 the pool's lock is
-// contended from both sides.
-var submitters = []int{1, 8}
+// submitters is how many goroutines submit at once: one, 8 (the pool's lock
+// is contended from both sides) and 64 (HTTP handlers, consumers: more
+// submitters than cores).
+var submitters = []int{1, 8, 64}
+
+// benchPool is a started pool under benchmark, bound to one task: submit
+// hands it that task once (for the PoolWithFunc kinds, one call of the
+// function), and pool releases it.
+type benchPool struct {
+	submit func() error
+	pool   releaser
+}
+
+type releaser interface{ ReleaseTimeout(d time.Duration) error }
+
+// starter starts a pool of capacity workers bound to task; it fails b if
+// it cannot.
+type starter func(b *testing.B, capacity int, task func()) benchPool
+
+// funcPool is a pool that takes a func() per submission: a Pool, a
+// MultiPool or a chanPool. The latency benchmark needs one, to hand a
+// different task each time.
+type funcPool interface {
+	Submit(task func()) error
+	releaser
+}
+
+// funcPoolStarter starts a funcPool of capacity workers.
+type funcPoolStarter func(b *testing.B, capacity int) funcPool
+
+// bound turns a funcPool into a starter that submits one task.
+func (s funcPoolStarter) bound() starter {
+	return func(b *testing.B, capacity int, task func()) benchPool {
+		p := s(b, capacity)
+		return benchPool{submit: func() error { return p.Submit(task) }, pool: p}
+	}
+}
+
+// queueOf returns WithQueueSize(capacity) if buffered, else no option.
+func queueOf(buffered bool, capacity int) []ants.Option {
+	if buffered {
+		return []ants.Option{ants.WithQueueSize(capacity)}
+	}
+	return nil
+}
+
+// newPool starts a Pool, with a buffer of capacity tasks if buffered.
+func newPool(buffered bool) funcPoolStarter {
+	return func(b *testing.B, capacity int) funcPool {
+		p, err := ants.NewPool(capacity, queueOf(buffered, capacity)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+}
+
+// newMultiPool starts a MultiPool of capacity workers in all: 8 sub-pools
+// (issue 8's 8 x 125 at capacity 1000), fewer when capacity is not a
+// multiple of 8, so that the total stays capacity. buffered gives every
+// sub-pool a buffer of its own size, capacity slots in all.
+func newMultiPool(buffered bool) funcPoolStarter {
+	return func(b *testing.B, capacity int) funcPool {
+		size := min(8, capacity)
+		for capacity%size != 0 {
+			size--
+		}
+		per := capacity / size
+		p, err := ants.NewMultiPool(size, per, ants.RoundRobin, queueOf(buffered, per)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+}
+
+// newChanPool starts the baseline: capacity workers over a channel of
+// capacity slots if buffered, else over an unbuffered one.
+func newChanPool(buffered bool) funcPoolStarter {
+	return func(_ *testing.B, capacity int) funcPool {
+		slots := 0
+		if buffered {
+			slots = capacity
+		}
+		return startChanPool(capacity, slots)
+	}
+}
+
+// chanPool is the pool everyone writes first: workers goroutines ranging
+// over a channel of func(). Unbuffered, a send completes only when a worker
+// takes the task, so at most workers tasks are accepted and unfinished
+// (ants' semantics); with slots it also holds that many tasks no worker has
+// taken (WithQueueSize's). Its workers never expire.
+type chanPool struct {
+	tasks   chan func()
+	workers sync.WaitGroup
+}
+
+// startChanPool starts the workers; each exits when ReleaseTimeout closes
+// the channel, and ReleaseTimeout waits for them.
+func startChanPool(workers, slots int) *chanPool {
+	c := &chanPool{tasks: make(chan func(), slots)}
+	c.workers.Add(workers)
+	for i := 0; i < workers; i++ {
+		go func() {
+			defer c.workers.Done()
+			for t := range c.tasks {
+				t()
+			}
+		}()
+	}
+	return c
+}
+
+func (c *chanPool) Submit(task func()) error { c.tasks <- task; return nil }
+
+// ReleaseTimeout stops the workers and waits for them; the benchmarks give
+// it only after every task has finished, so it never times out.
+func (c *chanPool) ReleaseTimeout(time.Duration) error {
+	close(c.tasks)
+	c.workers.Wait()
+	return nil
+}
+
+// invokePool starts a PoolWithFunc whose function calls task, with a
+// buffer of capacity calls if buffered.
+func invokePool(buffered bool) starter {
+	return func(b *testing.B, capacity int, task func()) benchPool {
+		p, err := ants.NewPoolWithFunc(capacity, func(any) { task() }, queueOf(buffered, capacity)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return benchPool{submit: func() error { return p.Invoke(1) }, pool: p}
+	}
+}
+
+// invokeGenericPool starts a PoolWithFuncGeneric[int] whose function calls
+// task.
+func invokeGenericPool() starter {
+	return func(b *testing.B, capacity int, task func()) benchPool {
+		p, err := ants.NewPoolWithFuncGeneric(capacity, func(int) { task() })
+		if err != nil {
+			b.Fatal(err)
+		}
+		return benchPool{submit: func() error { return p.Invoke(1) }, pool: p}
+	}
+}
 
 // runSubmitters runs b.N calls of submit, spread over n goroutines, and
 // waits for every task to be done.
@@ -55,79 +215,60 @@ func runSubmitters(b *testing.B, n int, wg *sync.WaitGroup, submit func() error)
 	b.StopTimer()
 }
 
-func eachShape(b *testing.B, f func(b *testing.B, capacity, submitters int)) {
+// eachShape runs b.N no-op tasks through the pool start makes, at every
+// capacity and submitter count, as sub-benchmarks cap=C/submitters=S.
+func eachShape(b *testing.B, start starter) {
 	for _, c := range benchCaps() {
 		for _, s := range submitters {
-			b.Run(fmt.Sprintf("cap=%d/submitters=%d", c, s), func(b *testing.B) { f(b, c, s) })
+			b.Run(fmt.Sprintf("cap=%d/submitters=%d", c, s), func(b *testing.B) {
+				var wg sync.WaitGroup
+				p := start(b, c, wg.Done)
+				defer releasePool(b, p.pool)
+				runSubmitters(b, s, &wg, p.submit)
+			})
 		}
 	}
 }
 
-func releasePool(b *testing.B, p interface{ ReleaseTimeout(d time.Duration) error }) {
+func releasePool(b *testing.B, p releaser) {
 	if err := p.ReleaseTimeout(10 * time.Second); err != nil {
 		b.Fatal(err)
 	}
 }
 
-func BenchmarkSubmit(b *testing.B) {
-	eachShape(b, func(b *testing.B, capacity, n int) {
-		p, _ := ants.NewPool(capacity)
-		defer releasePool(b, p)
-		var wg sync.WaitGroup
-		task := func() { wg.Done() }
-		runSubmitters(b, n, &wg, func() error { return p.Submit(task) })
-	})
-}
+// BenchmarkSubmit is Pool.Submit with ants' semantics (no task buffer); its
+// baseline is BenchmarkChannelPoolUnbuffered.
+func BenchmarkSubmit(b *testing.B) { eachShape(b, newPool(false).bound()) }
 
-func BenchmarkSubmitBuffered(b *testing.B) {
-	eachShape(b, func(b *testing.B, capacity, n int) {
-		p, _ := ants.NewPool(capacity, ants.WithQueueSize(capacity))
-		defer releasePool(b, p)
-		var wg sync.WaitGroup
-		task := func() { wg.Done() }
-		runSubmitters(b, n, &wg, func() error { return p.Submit(task) })
-	})
-}
+// BenchmarkSubmitBuffered is Pool.Submit with WithQueueSize(capacity); its
+// baseline is BenchmarkChannelPool.
+func BenchmarkSubmitBuffered(b *testing.B) { eachShape(b, newPool(true).bound()) }
 
-func BenchmarkInvoke(b *testing.B) {
-	eachShape(b, func(b *testing.B, capacity, n int) {
-		var wg sync.WaitGroup
-		p, _ := ants.NewPoolWithFunc(capacity, func(any) { wg.Done() })
-		defer releasePool(b, p)
-		runSubmitters(b, n, &wg, func() error { return p.Invoke(1) })
-	})
-}
+// BenchmarkInvoke is PoolWithFunc.Invoke without a buffer; its baseline is
+// BenchmarkChannelPoolUnbuffered.
+func BenchmarkInvoke(b *testing.B) { eachShape(b, invokePool(false)) }
 
-func BenchmarkInvokeGeneric(b *testing.B) {
-	eachShape(b, func(b *testing.B, capacity, n int) {
-		var wg sync.WaitGroup
-		p, _ := ants.NewPoolWithFuncGeneric(capacity, func(int) { wg.Done() })
-		defer releasePool(b, p)
-		runSubmitters(b, n, &wg, func() error { return p.Invoke(1) })
-	})
-}
+// BenchmarkInvokeGeneric is PoolWithFuncGeneric.Invoke without a buffer;
+// its baseline is BenchmarkChannelPoolUnbuffered.
+func BenchmarkInvokeGeneric(b *testing.B) { eachShape(b, invokeGenericPool()) }
 
-// BenchmarkChannelPool is the baseline of the speed targets: capacity
+// BenchmarkMultiPool is MultiPool.Submit (RoundRobin, 8 sub-pools where
+// capacity allows) without a buffer; its baseline is
+// BenchmarkChannelPoolUnbuffered.
+func BenchmarkMultiPool(b *testing.B) { eachShape(b, newMultiPool(false).bound()) }
+
+// BenchmarkMultiPoolBuffered is BenchmarkMultiPool with a buffer of
+// capacity tasks in all; its baseline is BenchmarkChannelPool.
+func BenchmarkMultiPoolBuffered(b *testing.B) { eachShape(b, newMultiPool(true).bound()) }
+
+// BenchmarkChannelPool is the baseline of the buffered modes: capacity
 // goroutines ranging over a channel buffered to capacity.
-func BenchmarkChannelPool(b *testing.B) {
-	eachShape(b, func(b *testing.B, capacity, n int) {
-		tasks := make(chan func(), capacity)
-		var workers sync.WaitGroup
-		for i := 0; i < capacity; i++ {
-			workers.Add(1)
-			go func() {
-				defer workers.Done()
-				for t := range tasks {
-					t()
-				}
-			}()
-		}
-		defer func() { close(tasks); workers.Wait() }()
-		var wg sync.WaitGroup
-		task := func() { wg.Done() }
-		runSubmitters(b, n, &wg, func() error { tasks <- task; return nil })
-	})
-}
+func BenchmarkChannelPool(b *testing.B) { eachShape(b, newChanPool(true).bound()) }
+
+// BenchmarkChannelPoolUnbuffered is the baseline of ants' semantics:
+// capacity goroutines ranging over an unbuffered channel, so that at most
+// capacity tasks are accepted and unfinished.
+func BenchmarkChannelPoolUnbuffered(b *testing.B) { eachShape(b, newChanPool(false).bound()) }
 
 // BenchmarkGoroutines is the other baseline: a new goroutine per task.
 func BenchmarkGoroutines(b *testing.B) {
@@ -141,7 +282,8 @@ func BenchmarkGoroutines(b *testing.B) {
 }
 
 // BenchmarkSubmitParallel submits from GOMAXPROCS goroutines with
-// b.RunParallel, to a pool that is never full.
+// b.RunParallel, to a pool that is never full. BenchmarkManyCores does the
+// same for every kind and its baselines.
 func BenchmarkSubmitParallel(b *testing.B) {
 	p, _ := ants.NewPool(1000)
 	defer releasePool(b, p)

@@ -22,12 +22,13 @@ const (
 
 var (
 	colorOurs     = color.RGBA{R: 0xd6, G: 0x4f, B: 0x1f, A: 0xff} // e62cffed/ants
-	colorBaseline = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff} // chanpool
+	colorBaseline = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff} // both channel pools
 	colorOther    = color.RGBA{R: 0x3b, G: 0x6e, B: 0xa8, A: 0xff}
 )
 
-// writeChart draws one horizontal bar chart of median ns/task per workload,
-// tiled into a grid, and writes it as SVG to path.
+// writeChart draws one horizontal bar chart per workload, tiled into a
+// grid, and writes it as SVG to path: median ns/task, or for the latency
+// workloads the median p99 start latency.
 func writeChart(path string, rs *results, cases []workload, libs []library) error {
 	// Liberation Sans has Arial's metrics, so the label widths plot
 	// computes hold wherever the SVG is shown with Arial or Liberation.
@@ -80,6 +81,11 @@ func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = w.name
 	p.X.Label.Text = "ns/task (median, lower is better)"
+	value := func(s summary) float64 { return s.nsPerTask }
+	if w.kind == kindLatency {
+		p.X.Label.Text = "p99 ns from Submit to start (median, lower is better)"
+		value = func(s summary) float64 { return s.p99Ns }
+	}
 	p.X.Min = 0
 	p.X.Tick.Marker = plainTicks{}
 
@@ -93,7 +99,8 @@ func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
 		if s.runs == 0 {
 			continue
 		}
-		bar, err := plotter.NewBarChart(plotter.Values{s.nsPerTask}, panelHeight/vg.Length(2*len(libs)))
+		v := value(s)
+		bar, err := plotter.NewBarChart(plotter.Values{v}, panelHeight/vg.Length(2*len(libs)))
 		if err != nil {
 			return nil, err
 		}
@@ -101,16 +108,16 @@ func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
 		bar.XMin = y
 		bar.LineStyle.Width = 0
 		bar.Color = colorOther
-		switch l.name() {
-		case "e62cffed/ants", "e62cffed/ants+queue":
+		switch {
+		case l.name() == "e62cffed/ants" || l.name() == "e62cffed/ants+queue":
 			bar.Color = colorOurs
-		case baselineName:
+		case isBaseline(l.name()):
 			bar.Color = colorBaseline
 		}
 		p.Add(bar)
-		top = max(top, s.nsPerTask)
-		labels.XYs = append(labels.XYs, plotter.XY{X: s.nsPerTask, Y: y})
-		labels.Labels = append(labels.Labels, " "+formatFloat(s.nsPerTask))
+		top = max(top, v)
+		labels.XYs = append(labels.XYs, plotter.XY{X: v, Y: y})
+		labels.Labels = append(labels.Labels, " "+formatFloat(v))
 	}
 	if len(labels.Labels) > 0 {
 		lb, err := plotter.NewLabels(labels)

@@ -42,6 +42,11 @@ type result struct {
 	HWMKiB         int64   `json:"hwm_kib"`         // the child's own VmHWM from /proc/self/status; 0 if unknown
 	MaxRSSKiB      int64   `json:"max_rss_kib"`     // ru_maxrss of the child, from the parent
 
+	// Latency only: the time from the submit call to the task's start,
+	// over every task; see measureLatency.
+	P50Ns float64 `json:"p50_ns,omitempty"`
+	P99Ns float64 `json:"p99_ns,omitempty"`
+
 	// Bursty only: the state after the last idle gap, after a forced GC.
 	IdleInUseBytes uint64 `json:"idle_inuse_bytes,omitempty"` // HeapInuse + StackInuse
 	IdleRSSBytes   uint64 `json:"idle_rss_bytes,omitempty"`   // /proc/self/statm resident
@@ -68,7 +73,11 @@ func runChild(specJSON string, out io.Writer) error {
 	if w == nil {
 		return fmt.Errorf("unknown workload %q", spec.Workload)
 	}
-	return json.NewEncoder(out).Encode(measure(lib, *w))
+	r, err := measure(lib, *w)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(out).Encode(r)
 }
 
 // measure runs w on lib and returns everything but MaxRSSKiB.
@@ -78,7 +87,10 @@ func runChild(specJSON string, out io.Writer) error {
 // adds. Each task ends with the harness's WaitGroup.Done, added for a whole
 // burst at once: the harness adds one atomic decrement per task, the same
 // for every library.
-func measure(lib library, w workload) result {
+func measure(lib library, w workload) (result, error) {
+	if w.kind == kindLatency {
+		return measureLatency(lib, w)
+	}
 	bursts, size := 1, w.tasks
 	if w.bursts > 0 {
 		bursts, size = w.bursts, w.tasks/w.bursts
@@ -144,7 +156,7 @@ func measure(lib library, w workload) result {
 	res.BytesPerTask = float64(after.TotalAlloc-before.TotalAlloc) / n
 	res.PeakGoroutines = samples.stop() - base
 	res.HWMKiB = highWaterKiB()
-	return res
+	return res, nil
 }
 
 // peakRSSKiB is the child's peak resident set size: its own VmHWM where

@@ -62,7 +62,10 @@ func TestBurstyMeasuresIdleWorkersAfterTheGap(t *testing.T) {
 		{chanPoolLib{}, 8},
 		{panjf2000Ants{}, 2}, // its purge and clock goroutines outlive the workers
 	} {
-		r := measure(tc.lib, w)
+		r, err := measure(tc.lib, w)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.lib.name(), err)
+		}
 		if r.Tasks != 100 || r.NsPerTask <= 0 || r.IdleInUseBytes == 0 {
 			t.Errorf("%s: implausible result %+v", tc.lib.name(), r)
 		}
@@ -71,6 +74,83 @@ func TestBurstyMeasuresIdleWorkersAfterTheGap(t *testing.T) {
 		}
 		if r.PeakGoroutines < 1 || r.PeakGoroutines > 8+2 {
 			t.Errorf("%s: peak of %d goroutines at capacity 8", tc.lib.name(), r.PeakGoroutines)
+		}
+	}
+}
+
+// TestLatencyReportsPercentilesOfEveryTask runs a small latency workload on
+// a pool that starts workers on demand and on both channel pools: every
+// task is counted once, and the percentiles are ordered and plausible.
+func TestLatencyReportsPercentilesOfEveryTask(t *testing.T) {
+	for _, lib := range []library{e62cffedAnts{}, chanPoolLib{}, chanPoolLib{buffered: true}} {
+		w := workload{
+			name:       "latency-test",
+			kind:       kindLatency,
+			tasks:      100, // not a multiple of the burst: the last burst is short
+			submitters: 1,
+			cfg:        poolConfig{capacity: 16},
+			work:       func() {},
+			burst:      8,
+		}
+		r, err := measure(lib, w)
+		if err != nil {
+			t.Fatalf("%s: %v", lib.name(), err)
+		}
+		if r.Tasks != 100 || r.NsPerTask <= 0 {
+			t.Errorf("%s: implausible result %+v", lib.name(), r)
+		}
+		if r.P50Ns <= 0 || r.P99Ns < r.P50Ns || r.P99Ns > float64(burstTimeout) {
+			t.Errorf("%s: p50 %v ns, p99 %v ns", lib.name(), r.P50Ns, r.P99Ns)
+		}
+		if r.PeakGoroutines < 8 || r.PeakGoroutines > 16+1 {
+			t.Errorf("%s: peak of %d goroutines for bursts of 8 at capacity 16", lib.name(), r.PeakGoroutines)
+		}
+	}
+}
+
+// TestLatencyFailsABurstThatCannotStart gives the latency workload a pool
+// of 2 workers and bursts of 3: the third task can start only once one of
+// the first two finishes, which waits for the third to start. The run must
+// fail after burstTimeout, not hang, and leave no task behind.
+func TestLatencyFailsABurstThatCannotStart(t *testing.T) {
+	defer func(d time.Duration) { burstTimeout = d }(burstTimeout)
+	burstTimeout = 100 * time.Millisecond
+	w := workload{
+		name:       "latency-stuck",
+		kind:       kindLatency,
+		tasks:      3,
+		submitters: 1,
+		cfg:        poolConfig{capacity: 2},
+		work:       func() {},
+		burst:      3,
+	}
+	// The buffered channel pool takes the third task into its buffer
+	// without blocking the submitter, so only the gate can time out.
+	_, err := measure(chanPoolLib{buffered: true}, w)
+	if err == nil || !strings.Contains(err.Error(), "2 of 3 tasks started") {
+		t.Errorf("err = %v, want a timeout after 2 of 3 tasks", err)
+	}
+}
+
+func TestPercentileIsNearestRank(t *testing.T) {
+	v := make([]time.Duration, 100)
+	for i := range v {
+		v[i] = time.Duration(i + 1)
+	}
+	for _, tc := range []struct {
+		in   []time.Duration
+		p    int
+		want time.Duration
+	}{
+		{nil, 50, 0},
+		{v[:1], 99, 1},
+		{v, 50, 50},
+		{v, 99, 99},
+		{v[:10], 50, 5},
+		{v[:10], 99, 10},
+	} {
+		if got := percentile(tc.in, tc.p); got != tc.want {
+			t.Errorf("percentile(%d values, %d) = %v, want %v", len(tc.in), tc.p, got, tc.want)
 		}
 	}
 }

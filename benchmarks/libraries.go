@@ -23,6 +23,12 @@ type library interface {
 	// start returns a runner that runs task on at most cfg.capacity
 	// goroutines at once (the goroutines baseline ignores the bound).
 	start(cfg poolConfig, task func()) runner
+	// like names the channel pool with the same semantics, the baseline
+	// the tables set in bold: unbufferedBaseline for a library that
+	// accepts at most capacity unfinished tasks (ants' semantics),
+	// bufferedBaseline for one that also buffers capacity tasks, "" for one
+	// that is neither (an unbounded queue, no bound at all).
+	like() string
 }
 
 // poolConfig is what a workload asks of a pool.
@@ -38,11 +44,15 @@ type poolConfig struct {
 // func() error, the semaphore's acquire-run-release) build it once, so the
 // per-task cost measured is the library's, not the adapter's.
 //
-// submit may be called from several goroutines at once; stop is called once,
-// after every submitted task has finished, and returns when the pool has
+// submit runs the bound task once; submitFunc runs f instead, for the
+// latency workload, which needs to tell its tasks apart (errgroup and the
+// semaphore then build their glue per task, a closure allocation). Both may
+// be called from several goroutines at once; stop is called once, after
+// every submitted task has finished, and returns when the pool has
 // released (or, for ants, begun to release) its goroutines.
 type runner interface {
 	submit()
+	submitFunc(f func())
 	stop()
 }
 
@@ -58,11 +68,23 @@ func libraries() []library {
 		semaphoreLib{},
 		goroutinesLib{},
 		chanPoolLib{},
+		chanPoolLib{buffered: true},
 	}
 }
 
-// baselineName is the library the tables' ratio column divides by.
-const baselineName = "chanpool"
+// The channel pools, the baselines of the tables' ratio columns:
+// bufferedBaseline keeps capacity tasks beyond those running (what
+// WithQueueSize(capacity) adds), unbufferedBaseline none (ants'
+// semantics: at most capacity tasks accepted and unfinished).
+const (
+	bufferedBaseline   = "chanpool"
+	unbufferedBaseline = "chanpool-unbuf"
+)
+
+// isBaseline reports whether name is one of the channel pools.
+func isBaseline(name string) bool {
+	return name == bufferedBaseline || name == unbufferedBaseline
+}
 
 // selectLibraries returns the libraries named in the comma-separated list,
 // in table order; "all" or "" selects every one.
@@ -120,8 +142,10 @@ type antsRunner struct {
 	task func()
 }
 
-func (r antsRunner) submit() {
-	if err := r.pool.Submit(r.task); err != nil {
+func (r antsRunner) submit() { r.submitFunc(r.task) }
+
+func (r antsRunner) submitFunc(f func()) {
+	if err := r.pool.Submit(f); err != nil {
 		panic(fmt.Sprintf("benchmarks: Submit: %v", err))
 	}
 }
@@ -139,6 +163,13 @@ func (l e62cffedAnts) name() string {
 		return "e62cffed/ants+queue"
 	}
 	return "e62cffed/ants"
+}
+
+func (l e62cffedAnts) like() string {
+	if l.queue {
+		return bufferedBaseline
+	}
+	return unbufferedBaseline
 }
 
 func (l e62cffedAnts) start(cfg poolConfig, task func()) runner {
@@ -161,6 +192,7 @@ func (l e62cffedAnts) start(cfg poolConfig, task func()) runner {
 type panjf2000Ants struct{}
 
 func (panjf2000Ants) name() string { return "ants" }
+func (panjf2000Ants) like() string { return unbufferedBaseline }
 
 func (panjf2000Ants) start(cfg poolConfig, task func()) runner {
 	var opts []ants.Option
@@ -182,6 +214,9 @@ type pondLib struct{}
 
 func (pondLib) name() string { return "pond" }
 
+// like is none: pond's queue has no bound, so it is neither channel pool.
+func (pondLib) like() string { return "" }
+
 func (pondLib) start(cfg poolConfig, task func()) runner {
 	return pondRunner{pool: pond.NewPool(cfg.capacity), task: task}
 }
@@ -191,8 +226,10 @@ type pondRunner struct {
 	task func()
 }
 
-func (r pondRunner) submit() {
-	if err := r.pool.Go(r.task); err != nil {
+func (r pondRunner) submit() { r.submitFunc(r.task) }
+
+func (r pondRunner) submitFunc(f func()) {
+	if err := r.pool.Go(f); err != nil {
 		panic(fmt.Sprintf("benchmarks: pond Go: %v", err))
 	}
 }
@@ -205,6 +242,10 @@ type concLib struct{}
 
 func (concLib) name() string { return "conc" }
 
+// like: Go waits until a goroutine takes the task, as an unbuffered channel
+// send does.
+func (concLib) like() string { return unbufferedBaseline }
+
 func (concLib) start(cfg poolConfig, task func()) runner {
 	return concRunner{pool: conc.New().WithMaxGoroutines(cfg.capacity), task: task}
 }
@@ -214,14 +255,18 @@ type concRunner struct {
 	task func()
 }
 
-func (r concRunner) submit() { r.pool.Go(r.task) }
-func (r concRunner) stop()   { r.pool.Wait() }
+func (r concRunner) submit()             { r.pool.Go(r.task) }
+func (r concRunner) submitFunc(f func()) { r.pool.Go(f) }
+func (r concRunner) stop()               { r.pool.Wait() }
 
 // errgroupLib is golang.org/x/sync/errgroup with SetLimit: a goroutine per
 // task, at most capacity at once; nothing idles.
 type errgroupLib struct{}
 
 func (errgroupLib) name() string { return "errgroup" }
+
+// like: Go waits while capacity goroutines run.
+func (errgroupLib) like() string { return unbufferedBaseline }
 
 func (errgroupLib) start(cfg poolConfig, task func()) runner {
 	g := new(errgroup.Group)
@@ -236,6 +281,8 @@ type errgroupRunner struct {
 
 func (r errgroupRunner) submit() { r.group.Go(r.fn) }
 
+func (r errgroupRunner) submitFunc(f func()) { r.group.Go(func() error { f(); return nil }) }
+
 func (r errgroupRunner) stop() {
 	if err := r.group.Wait(); err != nil {
 		panic(fmt.Sprintf("benchmarks: errgroup Wait: %v", err))
@@ -247,6 +294,9 @@ func (r errgroupRunner) stop() {
 type semaphoreLib struct{}
 
 func (semaphoreLib) name() string { return "semaphore" }
+
+// like: Acquire waits while capacity goroutines run.
+func (semaphoreLib) like() string { return unbufferedBaseline }
 
 func (semaphoreLib) start(cfg poolConfig, task func()) runner {
 	sem := semaphore.NewWeighted(int64(cfg.capacity))
@@ -264,10 +314,19 @@ type semaphoreRunner struct {
 }
 
 func (r *semaphoreRunner) submit() {
+	r.acquire()
+	go r.run()
+}
+
+func (r *semaphoreRunner) submitFunc(f func()) {
+	r.acquire()
+	go func() { f(); r.sem.Release(1) }()
+}
+
+func (r *semaphoreRunner) acquire() {
 	if err := r.sem.Acquire(context.Background(), 1); err != nil {
 		panic(fmt.Sprintf("benchmarks: semaphore Acquire: %v", err))
 	}
-	go r.run()
 }
 
 // stop takes the whole weight, which waits for the last goroutines to
@@ -284,6 +343,7 @@ func (r *semaphoreRunner) stop() {
 type goroutinesLib struct{}
 
 func (goroutinesLib) name() string { return "goroutines" }
+func (goroutinesLib) like() string { return "" }
 
 func (goroutinesLib) start(_ poolConfig, task func()) runner {
 	return goroutinesRunner{task: task}
@@ -291,18 +351,34 @@ func (goroutinesLib) start(_ poolConfig, task func()) runner {
 
 type goroutinesRunner struct{ task func() }
 
-func (r goroutinesRunner) submit() { go r.task() }
-func (goroutinesRunner) stop()     {}
+func (r goroutinesRunner) submit()           { go r.task() }
+func (goroutinesRunner) submitFunc(f func()) { go f() }
+func (goroutinesRunner) stop()               {}
 
-// chanPoolLib is the pool everyone writes first, and the tables' baseline:
-// capacity workers started up front, ranging over a channel of func() with a
-// buffer of capacity. Its workers never expire.
-type chanPoolLib struct{}
+// chanPoolLib is the pool everyone writes first, and the tables' baselines:
+// capacity workers started up front, ranging over a channel of func(). The
+// buffered one (chanpool) has a buffer of capacity, so it holds capacity
+// tasks beyond the running ones, as e62cffed/ants+queue does; the
+// unbuffered one (chanpool-unbuf) takes a task only when a worker is free,
+// so at most capacity tasks are accepted and unfinished: ants' semantics.
+// Its workers never expire.
+type chanPoolLib struct{ buffered bool }
 
-func (chanPoolLib) name() string { return baselineName }
+func (l chanPoolLib) name() string {
+	if l.buffered {
+		return bufferedBaseline
+	}
+	return unbufferedBaseline
+}
 
-func (chanPoolLib) start(cfg poolConfig, task func()) runner {
-	r := &chanPoolRunner{tasks: make(chan func(), cfg.capacity), task: task}
+func (l chanPoolLib) like() string { return l.name() }
+
+func (l chanPoolLib) start(cfg poolConfig, task func()) runner {
+	slots := 0
+	if l.buffered {
+		slots = cfg.capacity
+	}
+	r := &chanPoolRunner{tasks: make(chan func(), slots), task: task}
 	r.workers.Add(cfg.capacity)
 	for i := 0; i < cfg.capacity; i++ {
 		// Each worker exits when stop closes the channel; stop waits for it.
@@ -322,7 +398,8 @@ type chanPoolRunner struct {
 	workers sync.WaitGroup
 }
 
-func (r *chanPoolRunner) submit() { r.tasks <- r.task }
+func (r *chanPoolRunner) submit()             { r.tasks <- r.task }
+func (r *chanPoolRunner) submitFunc(f func()) { r.tasks <- f }
 
 func (r *chanPoolRunner) stop() {
 	close(r.tasks)

@@ -7,8 +7,9 @@ import (
 )
 
 // TestEveryLibraryRunsEachSubmittedTaskOnceWithinItsCapacity checks the
-// adapters: N submissions from several goroutines run the task N times,
-// never more than capacity at once (the goroutines baseline has no bound).
+// adapters: N submissions from several goroutines, half of the bound task
+// (submit) and half of another function (submitFunc), run N tasks, never
+// more than capacity at once (the goroutines baseline has no bound).
 func TestEveryLibraryRunsEachSubmittedTaskOnceWithinItsCapacity(t *testing.T) {
 	const (
 		capacity   = 3
@@ -18,7 +19,7 @@ func TestEveryLibraryRunsEachSubmittedTaskOnceWithinItsCapacity(t *testing.T) {
 	)
 	for _, lib := range libraries() {
 		t.Run(lib.name(), func(t *testing.T) {
-			var ran, inFlight, maxInFlight atomic.Int64
+			var ran, ranFunc, inFlight, maxInFlight atomic.Int64
 			var done sync.WaitGroup
 			done.Add(n)
 			task := func() {
@@ -33,6 +34,10 @@ func TestEveryLibraryRunsEachSubmittedTaskOnceWithinItsCapacity(t *testing.T) {
 				inFlight.Add(-1)
 				done.Done()
 			}
+			other := func() {
+				ranFunc.Add(1)
+				task()
+			}
 			r := lib.start(poolConfig{capacity: capacity}, task)
 			var subs sync.WaitGroup
 			subs.Add(submitters)
@@ -40,7 +45,11 @@ func TestEveryLibraryRunsEachSubmittedTaskOnceWithinItsCapacity(t *testing.T) {
 				go func() {
 					defer subs.Done()
 					for j := 0; j < perSub; j++ {
-						r.submit()
+						if j%2 == 0 {
+							r.submit()
+						} else {
+							r.submitFunc(other)
+						}
 					}
 				}()
 			}
@@ -50,6 +59,9 @@ func TestEveryLibraryRunsEachSubmittedTaskOnceWithinItsCapacity(t *testing.T) {
 
 			if got := ran.Load(); got != n {
 				t.Errorf("ran %d tasks, want %d", got, n)
+			}
+			if got := ranFunc.Load(); got != n/2 {
+				t.Errorf("ran %d tasks given to submitFunc, want %d", got, n/2)
 			}
 			if m := maxInFlight.Load(); lib.name() != "goroutines" && m > capacity {
 				t.Errorf("%d tasks ran at once, capacity %d", m, capacity)
@@ -71,5 +83,21 @@ func TestSelectLibrariesKeepsTableOrderAndRejectsUnknownNames(t *testing.T) {
 	}
 	if all, _ := selectLibraries("all"); len(all) != len(libraries()) {
 		t.Errorf("all selected %d libraries", len(all))
+	}
+}
+
+// TestEveryLibraryNamesAChannelPoolOrNone checks library.like: each names
+// one of the channel pools or none, and each channel pool names itself.
+func TestEveryLibraryNamesAChannelPoolOrNone(t *testing.T) {
+	for _, l := range libraries() {
+		switch like := l.like(); {
+		case isBaseline(l.name()) && like != l.name():
+			t.Errorf("%s is like %q, not itself", l.name(), like)
+		case like != "" && !isBaseline(like):
+			t.Errorf("%s is like %q, which is no channel pool", l.name(), like)
+		}
+	}
+	if findLibrary(bufferedBaseline) == nil || findLibrary(unbufferedBaseline) == nil {
+		t.Error("a channel pool is missing from libraries()")
 	}
 }

@@ -52,7 +52,7 @@ func main() {
 	flag.StringVar(&cfg.workloads, "workloads", strings.Join(allKinds, ","), "comma-separated workloads: "+strings.Join(allKinds, ","))
 	flag.StringVar(&cfg.libs, "libs", "all", "comma-separated libraries: "+libraryNames(libraries()))
 	flag.IntVar(&cfg.runs, "runs", 3, "runs of every (library, workload); tables show medians")
-	flag.IntVar(&cfg.scale.Tasks, "tasks", 1_000_000, "tasks per run of noop, sleep and cpu; bursty runs -bursts bursts of tasks/20")
+	flag.IntVar(&cfg.scale.Tasks, "tasks", 1_000_000, "tasks per run of noop, sleep and cpu; bursty runs -bursts bursts of tasks/20, latency tasks/20 tasks")
 	flag.IntVar(&cfg.scale.CPUIters, "cpu-iters", 0, "loop iterations of a cpu task; 0 calibrates to ~2µs")
 	flag.IntVar(&cfg.scale.Bursts, "bursts", 5, "bursts of the bursty workload")
 	flag.DurationVar(&cfg.scale.Gap, "gap", 500*time.Millisecond, "idle time after each burst (more than twice the ants expiry of 100ms)")
@@ -251,8 +251,10 @@ func writeHeader(out io.Writer, cfg config) {
 		}
 		fmt.Fprintf(out, "- modules: %s\n", strings.Join(mods, ", "))
 	}
-	fmt.Fprintf(out, "- runs=%d (medians), tasks=%d, cpu task=%d iterations, bursts=%d, gap=%v, quick=%v\n\n",
+	fmt.Fprintf(out, "- runs=%d (medians), tasks=%d, cpu task=%d iterations, bursts=%d, gap=%v, quick=%v\n",
 		cfg.runs, cfg.scale.Tasks, cfg.scale.CPUIters, cfg.scale.Bursts, cfg.scale.Gap, cfg.quick)
+	fmt.Fprintf(out, "- vs %s, vs %s: ns/task ÷ that channel pool's; **bold**: the one with the library's semantics (no buffer: %s; a buffer of capacity: %s)\n\n",
+		unbufferedBaseline, bufferedBaseline, unbufferedBaseline, bufferedBaseline)
 }
 
 // isCompared reports whether a module is one of the compared libraries.

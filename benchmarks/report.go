@@ -21,6 +21,8 @@ type summary struct {
 	idleInUseMiB   float64
 	idleRSSMiB     float64
 	idleGoroutines float64
+	p50Ns          float64 // latency only
+	p99Ns          float64 // latency only
 }
 
 // results collects the runs of every (workload, library) pair.
@@ -74,6 +76,8 @@ func (rs *results) summarize(workload, lib string) summary {
 		idleInUseMiB:   m(func(r result) float64 { return float64(r.IdleInUseBytes) / mib }),
 		idleRSSMiB:     m(func(r result) float64 { return float64(r.IdleRSSBytes) / mib }),
 		idleGoroutines: m(func(r result) float64 { return float64(r.IdleGoroutines) }),
+		p50Ns:          m(func(r result) float64 { return r.P50Ns }),
+		p99Ns:          m(func(r result) float64 { return r.P99Ns }),
 	}
 }
 
@@ -91,49 +95,80 @@ func median(v []float64) float64 {
 	return (v[mid-1] + v[mid]) / 2
 }
 
+// column is one column of a table: its heading, its markdown alignment, and
+// its cell for a library's summary.
+type column struct {
+	head, align string
+	cell        func(l library, s summary) string
+}
+
+// columns returns the columns of w's table after the library's name: the
+// cost columns, then for every workload but latency the ratios to both
+// channel pools (bold where the pool has the library's semantics, see
+// library.like), and for bursty the state after the idle gaps.
+func columns(rs *results, w workload) []column {
+	num := func(head string, f func(summary) string) column {
+		return column{head: head, align: "--:", cell: func(_ library, s summary) string { return f(s) }}
+	}
+	cost := []column{
+		num("ns/task", func(s summary) string { return formatFloat(s.nsPerTask) }),
+		num("allocs/task", func(s summary) string { return fmt.Sprintf("%.2f", s.allocsPerTask) }),
+		num("B/task", func(s summary) string { return formatFloat(s.bytesPerTask) }),
+		num("peak RSS MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.maxRSSMiB) }),
+		num("peak goroutines", func(s summary) string { return fmt.Sprintf("%.0f", s.peakGoroutines) }),
+	}
+	if w.kind == kindLatency {
+		return append([]column{
+			num("p50 ns", func(s summary) string { return formatFloat(s.p50Ns) }),
+			num("p99 ns", func(s summary) string { return formatFloat(s.p99Ns) }),
+		}, cost...)
+	}
+	cols := cost
+	for _, name := range []string{unbufferedBaseline, bufferedBaseline} {
+		base := rs.summarize(w.name, name)
+		cols = append(cols, column{head: "vs " + name, align: "--:", cell: func(l library, s summary) string {
+			if base.runs == 0 || base.nsPerTask <= 0 {
+				return "–"
+			}
+			r := fmt.Sprintf("%.2f×", s.nsPerTask/base.nsPerTask)
+			if l.like() == name {
+				r = "**" + r + "**"
+			}
+			return r
+		}})
+	}
+	if w.kind == kindBursty {
+		cols = append(cols,
+			num("in use after idle MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.idleInUseMiB) }),
+			num("RSS after idle MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.idleRSSMiB) }),
+			num("goroutines after idle", func(s summary) string { return fmt.Sprintf("%.0f", s.idleGoroutines) }))
+	}
+	return cols
+}
+
 // writeTables writes one markdown table per workload, rows in libs order.
 func writeTables(out io.Writer, rs *results, cases []workload, libs []library) {
 	for _, w := range cases {
 		fmt.Fprintf(out, "### %s\n\n", w.name)
 		fmt.Fprintf(out, "%s\n\n", describe(w))
-		bursty := w.kind == kindBursty
-		head := []string{"library", "ns/task", "allocs/task", "B/task", "peak RSS MiB", "peak goroutines", "vs " + baselineName}
-		align := []string{"---", "--:", "--:", "--:", "--:", "--:", "--:"}
-		if bursty {
-			head = append(head, "in use after idle MiB", "RSS after idle MiB", "goroutines after idle")
-			align = append(align, "--:", "--:", "--:")
+		cols := columns(rs, w)
+		head, align := []string{"library"}, []string{"---"}
+		for _, c := range cols {
+			head, align = append(head, c.head), append(align, c.align)
 		}
 		fmt.Fprintf(out, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
-
-		base := rs.summarize(w.name, baselineName)
 		for _, l := range libs {
 			s := rs.summarize(w.name, l.name())
 			if s.runs == 0 {
-				fmt.Fprintf(out, "| %s | failed |%s\n", s.lib, strings.Repeat(" |", len(head)-2))
+				fmt.Fprintf(out, "| %s | failed |%s\n", s.lib, strings.Repeat(" |", len(cols)-1))
 				continue
 			}
-			ratio := "–"
-			if base.runs > 0 && base.nsPerTask > 0 {
-				ratio = fmt.Sprintf("%.2f×", s.nsPerTask/base.nsPerTask)
-			}
-			name := s.lib
+			cells := []string{s.lib}
 			if s.failed > 0 {
-				name += fmt.Sprintf(" (%d failed)", s.failed)
+				cells[0] += fmt.Sprintf(" (%d failed)", s.failed)
 			}
-			cells := []string{
-				name,
-				formatFloat(s.nsPerTask),
-				fmt.Sprintf("%.2f", s.allocsPerTask),
-				formatFloat(s.bytesPerTask),
-				fmt.Sprintf("%.1f", s.maxRSSMiB),
-				fmt.Sprintf("%.0f", s.peakGoroutines),
-				ratio,
-			}
-			if bursty {
-				cells = append(cells,
-					fmt.Sprintf("%.1f", s.idleInUseMiB),
-					fmt.Sprintf("%.1f", s.idleRSSMiB),
-					fmt.Sprintf("%.0f", s.idleGoroutines))
+			for _, c := range cols {
+				cells = append(cells, c.cell(l, s))
 			}
 			fmt.Fprintf(out, "| %s |\n", strings.Join(cells, " | "))
 		}
@@ -153,6 +188,9 @@ func describe(w workload) string {
 	case kindBursty:
 		return fmt.Sprintf("%d bursts of %d tasks of time.Sleep(%v), each followed by %v idle; capacity %d, ants expiry %v. ns/task counts burst time only.",
 			w.bursts, w.tasks/w.bursts, burstyTask, w.gap, w.cfg.capacity, w.cfg.expiry)
+	case kindLatency:
+		return fmt.Sprintf("%d tasks in bursts of %d from 1 submitter, capacity %d (idle workers always exist): time from the submit call to the task's start. Each task stays busy until its whole burst has started.",
+			w.tasks, w.burst, w.cfg.capacity)
 	}
 	return ""
 }

@@ -53,35 +53,73 @@ func fakeResults(cases []workload) *results {
 	rs := newResults()
 	for _, w := range cases {
 		for _, ns := range []float64{100, 300, 200} {
-			rs.add(result{Lib: baselineName, Workload: w.name, Tasks: 10, NsPerTask: ns, MaxRSSKiB: 2048})
-			rs.add(result{Lib: "e62cffed/ants", Workload: w.name, Tasks: 10, NsPerTask: 2 * ns, HWMKiB: 1024})
+			rs.add(result{Lib: bufferedBaseline, Workload: w.name, Tasks: 10, NsPerTask: ns, MaxRSSKiB: 2048, P50Ns: ns, P99Ns: 3 * ns})
+			rs.add(result{Lib: unbufferedBaseline, Workload: w.name, Tasks: 10, NsPerTask: 4 * ns, MaxRSSKiB: 2048, P50Ns: ns, P99Ns: 2 * ns})
+			rs.add(result{Lib: "e62cffed/ants", Workload: w.name, Tasks: 10, NsPerTask: 2 * ns, HWMKiB: 1024, P50Ns: ns / 2, P99Ns: ns})
+			rs.add(result{Lib: "e62cffed/ants+queue", Workload: w.name, Tasks: 10, NsPerTask: ns, HWMKiB: 1024})
 		}
 		rs.addFailure(w.name, "ants")
 	}
 	return rs
 }
 
-func TestTablesShowMediansRatiosAndFailures(t *testing.T) {
-	cases := workloads([]string{kindCPU, kindBursty}, scale{Tasks: 100, CPUIters: 1, Bursts: 2, Gap: 1})
-	libs, _ := selectLibraries("e62cffed/ants,ants,chanpool")
+// tables returns the tables of fake results for cases and the libraries
+// named in list.
+func tables(t *testing.T, cases []workload, list string) string {
+	t.Helper()
+	libs, err := selectLibraries(list)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out strings.Builder
 	writeTables(&out, fakeResults(cases), cases, libs)
-	got := out.String()
-	for _, want := range []string{
-		"### cpu/cap=",
-		"| e62cffed/ants | 400 | 0.00 | 0.00 | 1.0 | 0 | 2.00× |",
-		"| chanpool | 200 | 0.00 | 0.00 | 2.0 | 0 | 1.00× |",
-		"| ants | failed |",
-		"goroutines after idle |",
-	} {
+	return out.String()
+}
+
+// checkContains fails t for every string of wants that got lacks.
+func checkContains(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(got, want) {
 			t.Errorf("tables lack %q:\n%s", want, got)
 		}
 	}
 }
 
+func TestTablesShowMediansRatiosAndFailures(t *testing.T) {
+	cases := workloads([]string{kindCPU, kindBursty}, scale{Tasks: 100, CPUIters: 1, Bursts: 2, Gap: 1})
+	got := tables(t, cases, "e62cffed/ants,e62cffed/ants+queue,ants,chanpool,chanpool-unbuf")
+	checkContains(t, got,
+		"### cpu/cap=",
+		"| library | ns/task | allocs/task | B/task | peak RSS MiB | peak goroutines | vs chanpool-unbuf | vs chanpool |\n",
+		// Each mode is bold against the channel pool with its semantics.
+		"| e62cffed/ants | 400 | 0.00 | 0.00 | 1.0 | 0 | **0.50×** | 2.00× |\n",
+		"| e62cffed/ants+queue | 200 | 0.00 | 0.00 | 1.0 | 0 | 0.25× | **1.00×** |\n",
+		"| chanpool | 200 | 0.00 | 0.00 | 2.0 | 0 | 0.25× | **1.00×** |\n",
+		"| chanpool-unbuf | 800 | 0.00 | 0.00 | 2.0 | 0 | **1.00×** | 4.00× |\n",
+		"| ants | failed | | | | | | |\n",
+		"goroutines after idle |",
+	)
+}
+
+func TestLatencyTablesShowPercentiles(t *testing.T) {
+	cases := workloads([]string{kindLatency}, scale{Tasks: 100})
+	got := tables(t, cases, "e62cffed/ants,ants,chanpool")
+	checkContains(t, got,
+		"### latency/cap=1000/burst=1\n",
+		"### latency/cap=1000/burst=64\n",
+		"| library | p50 ns | p99 ns | ns/task | allocs/task | B/task | peak RSS MiB | peak goroutines |\n",
+		"| e62cffed/ants | 100 | 200 | 400 | 0.00 | 0.00 | 1.0 | 0 |\n",
+		"| chanpool | 200 | 600 | 200 | 0.00 | 0.00 | 2.0 | 0 |\n",
+		"| ants | failed | | | | | | |\n",
+	)
+	if strings.Contains(got, "vs chanpool") {
+		t.Errorf("latency tables have ratio columns:\n%s", got)
+	}
+}
+
 func TestChartIsAnSVG(t *testing.T) {
-	cases := workloads([]string{kindNoop, kindCPU}, scale{Tasks: 100, CPUIters: 1})
+	cases := workloads([]string{kindNoop, kindCPU, kindLatency}, scale{Tasks: 100, CPUIters: 1})
 	path := filepath.Join(t.TempDir(), "chart.svg")
 	if err := writeChart(path, fakeResults(cases), cases, libraries()); err != nil {
 		t.Fatal(err)
@@ -90,7 +128,8 @@ func TestChartIsAnSVG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "noop/cap=1000/sub=8") {
+	if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "noop/cap=1000/sub=64") ||
+		!strings.Contains(string(b), "latency/cap=1000/burst=8") {
 		t.Errorf("chart is not the expected SVG: %.200s", b)
 	}
 }

@@ -10,18 +10,19 @@ import (
 
 // Workload kinds, the values of -workloads.
 const (
-	kindNoop   = "noop"
-	kindSleep  = "sleep"
-	kindCPU    = "cpu"
-	kindBursty = "bursty"
+	kindNoop    = "noop"
+	kindSleep   = "sleep"
+	kindCPU     = "cpu"
+	kindBursty  = "bursty"
+	kindLatency = "latency"
 )
 
-var allKinds = []string{kindNoop, kindSleep, kindCPU, kindBursty}
+var allKinds = []string{kindNoop, kindSleep, kindCPU, kindBursty, kindLatency}
 
 // scale fixes the sizes every workload derives from; the parent passes it
 // to each child so that all children of a run do the same work.
 type scale struct {
-	Tasks    int           // tasks of noop, sleep and cpu; bursty runs Bursts bursts of Tasks/20
+	Tasks    int           // tasks of noop, sleep and cpu; bursty runs Bursts bursts of Tasks/20, latency Tasks/20 tasks
 	CPUIters int           // loop iterations of one cpu task (see calibrateCPU)
 	Bursts   int           // bursts of the bursty workload
 	Gap      time.Duration // idle time after each burst
@@ -38,6 +39,7 @@ type workload struct {
 	work       func()
 	bursts     int           // bursty only
 	gap        time.Duration // bursty only
+	burst      int           // latency only: tasks submitted back to back
 }
 
 // Parameters of the workloads; see BENCHMARKS.md for why.
@@ -52,7 +54,20 @@ const (
 	// (both ants APIs). An ants worker idle for longer than the expiry is
 	// stopped at the next purge, so within two expiries; Gap must be longer.
 	burstyExpiry = 100 * time.Millisecond
+
+	// latencyCapacity is far more than the largest burst, so that the
+	// pools have idle workers whenever a task is submitted.
+	latencyCapacity = 1000
 )
+
+// noopSubmitters are the submitter counts of the noop workload: one, 8 (the
+// pool's lock contended from both sides) and 64 (more submitters than
+// cores: HTTP handlers, event loops, consumers).
+var noopSubmitters = []int{1, 8, 64}
+
+// latencyBursts are the burst sizes of the latency workload: one task at a
+// time (one idle worker woken), and 8 and 64 at once.
+var latencyBursts = []int{1, 8, 64}
 
 // workloads returns every case of the given kinds, in table order.
 func workloads(kinds []string, s scale) []workload {
@@ -62,7 +77,7 @@ func workloads(kinds []string, s scale) []workload {
 		switch k {
 		case kindNoop:
 			for _, c := range []int{1000, procs} {
-				for _, sub := range []int{1, 8} {
+				for _, sub := range noopSubmitters {
 					out = append(out, workload{
 						name:       fmt.Sprintf("noop/cap=%d/sub=%d", c, sub),
 						kind:       k,
@@ -104,6 +119,18 @@ func workloads(kinds []string, s scale) []workload {
 				bursts:     s.Bursts,
 				gap:        s.Gap,
 			})
+		case kindLatency:
+			for _, burst := range latencyBursts {
+				out = append(out, workload{
+					name:       fmt.Sprintf("latency/cap=%d/burst=%d", latencyCapacity, burst),
+					kind:       k,
+					tasks:      max(s.Tasks/20, burst),
+					submitters: 1,
+					cfg:        poolConfig{capacity: latencyCapacity},
+					work:       func() {},
+					burst:      burst,
+				})
+			}
 		}
 	}
 	return out
