@@ -67,7 +67,7 @@ func (p *poolCore[T]) Tune(size int) {
 	if size < old {
 		p.stopIdleLocked(int(p.running.Load()) - size)
 	} else {
-		p.admitLocked()
+		p.signal(p.admitLocked())
 	}
 	p.kickLocked().wake()
 }

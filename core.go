@@ -252,9 +252,9 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 // released, or ctx is done. It requires p.lock held and releases it.
 //
 // An event that makes room takes the task at the head of p.waiters into the
-// ring and Signals p.cond. Signal wakes the goroutine that has been in Wait
-// longest, so this is the right goroutine as long as waiters call Wait in
-// list order. Each waiter joins the tail of the list and calls Wait in one
+// ring and Signals p.cond (admitLocked, signal). Signal wakes the goroutine
+// that has been in Wait longest, so this is the right goroutine as long as
+// waiters call Wait in list order. Each waiter joins the tail of the list and calls Wait in one
 // critical section, and one that wakes while its task is still pending (a
 // Broadcast for a cancelled context, or a Signal meant for a waiter that had
 // already woken) moves itself back to the tail before waiting again. So the
@@ -306,19 +306,38 @@ func (p *poolCore[T]) wakeAll() {
 
 // admitLocked is what every event that frees room does: it gives free
 // slots to buffered tasks, then moves the tasks of the longest-waiting
-// callers into the ring while the pool can accept them, and wakes those
-// callers. The caller then takes from the ring or kicks it. It requires
+// callers into the ring while the pool can accept them. It returns how many
+// callers it took, for the caller to wake with signal once it has released
+// p.lock; the caller then takes from the ring or kicks it. It requires
 // p.lock held.
-func (p *poolCore[T]) admitLocked() {
+func (p *poolCore[T]) admitLocked() (taken int) {
 	p.promoteLocked()
 	if p.waiters.len == 0 {
-		return
+		return 0
 	}
 	var zero T
 	for w := p.waiters.head; w != nil && p.acceptLocked(w.arg); w = p.waiters.head {
 		p.waiters.remove(w)
 		w.arg, w.state = zero, waiterTaken
-		p.cond.Signal()
+		taken++
 	}
 	p.waiting.Store(int32(p.waiters.len))
+	return taken
+}
+
+// signal wakes n waiters whose tasks admitLocked took. It is called without
+// p.lock, as a channel send wakes its receiver only after releasing the
+// channel's lock: a wake-up can enter the kernel (runtime.wakep), and every
+// other user of the pool would spin on the lock meanwhile.
+//
+// Signalling late wakes the right callers all the same. Signal wakes the
+// caller that entered Wait first among those still in it, and callers enter
+// Wait in list order, so the n oldest are exactly the n taken ones, unless
+// one of them has woken already (a Broadcast) and so needs no signal: then
+// a pending caller wakes, finds its task still pending, and goes back to
+// the tail (waitLocked).
+func (p *poolCore[T]) signal(n int) {
+	for ; n > 0; n-- {
+		p.cond.Signal()
+	}
 }

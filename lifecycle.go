@@ -26,12 +26,13 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	p.lock.Lock()
 	count(&p.completed)
 	p.busy--
-	p.admitLocked()
+	taken := p.admitLocked()
 	for {
 		if p.reserved > 0 {
 			arg = p.takeLocked()
 			next := p.kickLocked()
 			p.lock.Unlock()
+			p.signal(taken)
 			next.wake()
 			return arg, true
 		}
@@ -39,11 +40,14 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			// Released, or a shrinking Tune left more workers than
 			// capacity: nothing more for this worker to do.
 			p.exitLocked()
+			p.signal(taken)
 			return arg, false
 		}
 		w.lastUsed = p.lastTick
 		p.workers.insert(w)
 		p.lock.Unlock()
+		p.signal(taken)
+		taken = 0
 
 		<-w.ch
 		if w.stop { // set before the wake-up was sent
@@ -71,8 +75,9 @@ func (p *poolCore[T]) failed() {
 	p.lock.Lock()
 	count(&p.panicked)
 	p.busy--
-	p.admitLocked()
+	taken := p.admitLocked()
 	p.exitLocked()
+	p.signal(taken)
 }
 
 // workerExited is the last thing a worker goroutine does.
