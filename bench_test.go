@@ -170,3 +170,21 @@ func BenchmarkStats(b *testing.B) {
 		_ = p.Stats()
 	}
 }
+
+// BenchmarkSubpoolSubmit is BenchmarkSubmit through a sub-pool of the same
+// capacity as its parent: the difference is the sub-pool's overhead. Compare
+// them with
+//
+//	go test -run '^$' -bench 'Benchmark(Subpool)?Submit$' -count 6 | tee sub.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col .name sub.txt
+func BenchmarkSubpoolSubmit(b *testing.B) {
+	eachShape(b, func(b *testing.B, capacity, n int) {
+		p, _ := ants.NewPool(capacity)
+		defer releasePool(b, p)
+		s := ants.NewSubpool(p, capacity)
+		defer releasePool(b, s)
+		var wg sync.WaitGroup
+		task := func() { wg.Done() }
+		runSubmitters(b, n, &wg, func() error { return s.Submit(task) })
+	})
+}
