@@ -1,6 +1,7 @@
 package ants_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -186,5 +187,39 @@ func BenchmarkSubpoolSubmit(b *testing.B) {
 		var wg sync.WaitGroup
 		task := func() { wg.Done() }
 		runSubmitters(b, n, &wg, func() error { return s.Submit(task) })
+	})
+}
+
+// inlineSubmitter runs each task in SubmitContext itself: a parent that
+// costs nothing, so that BenchmarkSubpoolOverhead measures the sub-pool's
+// own bookkeeping without any scheduling.
+type inlineSubmitter struct{}
+
+func (inlineSubmitter) SubmitContext(_ context.Context, task func()) error {
+	task()
+	return nil
+}
+
+// BenchmarkSubpoolOverhead is the sub-pool's own cost per task: its submit
+// and the bookkeeping around the task, on a parent that runs the task
+// inline, with a plain call of the task as the baseline.
+func BenchmarkSubpoolOverhead(b *testing.B) {
+	var n int
+	task := func() { n++ }
+	b.Run("call", func(b *testing.B) {
+		b.ReportAllocs()
+		var submit ants.Submitter = inlineSubmitter{}
+		for i := 0; i < b.N; i++ {
+			_ = submit.SubmitContext(context.Background(), task)
+		}
+	})
+	b.Run("Subpool", func(b *testing.B) {
+		b.ReportAllocs()
+		s := ants.NewSubpool(inlineSubmitter{}, 1)
+		for i := 0; i < b.N; i++ {
+			if err := s.Submit(task); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }
