@@ -39,10 +39,7 @@ func FuzzSubpool(f *testing.F) {
 			return
 		}
 		fs := newFs(t, data[0], data[1])
-		ops := data[2:]
-		for i := 0; i+1 < len(ops) && i/2 < fzMaxOps; i += 2 {
-			fs.step(ops[i], ops[i+1])
-		}
+		fzSteps(data[2:], fs.step)
 		fs.finish()
 	})
 }

@@ -74,6 +74,18 @@ func subTestPool(t *testing.T, parent ants.Submitter, size int) *testPool {
 	return &testPool{poolAPI: s, submit: s.Submit, trySubmit: s.TrySubmit, submitContext: s.SubmitContext}
 }
 
+// queueBehind fills the n slots of s with tasks held by a new gate, then
+// submits task from another goroutine and waits until the caller is
+// queued. It returns the gate and the queued Submit's result.
+func queueBehind(t *testing.T, s *testPool, n int, task func()) (*gate, <-chan error) {
+	t.Helper()
+	g := newGate(t)
+	occupy(t, s, g, n)
+	errc := submitAsync(s.submit, task)
+	waitWaiting(t, s, 1)
+	return g, errc
+}
+
 // assertSubStats checks a sub-pool's Stats; Idle and Queued are always 0.
 func assertSubStats(t *testing.T, p *testPool, want ants.Stats) {
 	t.Helper()
@@ -85,16 +97,12 @@ func TestSubpoolLimit(t *testing.T) {
 		forEachSubParent(t, func(t *testing.T, k subParentKind) {
 			parent := k.new(t, 8)
 			s := subTestPool(t, parent, 2)
-			g := newGate(t)
-			occupy(t, s, g, 2)
+			ran := make(chan struct{}, 1)
+			g, errc := queueBehind(t, s, 2, signal(ran))
 			assert.Equal(t, 2, s.Running())
 			assert.Equal(t, 0, s.Free())
 			assert.Equal(t, 2, s.Cap())
 			assert.Equal(t, uint64(2), parent.Stats().Submitted, "the tasks did not run on the parent")
-
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(s.submit, signal(ran))
-			waitWaiting(t, s, 1)
 			assertNoRecv(t, errc, "a Submit to a full sub-pool")
 			require.NoError(t, parent.TrySubmit(func() {}), "the parent has room: the limit is the sub-pool's")
 			assertSubStats(t, s, ants.Stats{Cap: 2, Running: 2, Waiting: 1, Submitted: 2})
@@ -269,7 +277,8 @@ func TestSubpoolWaiters(t *testing.T) {
 // lateContext is a context that is not done until proceed is closed, and
 // whose Done blocks until then: a caller waiting on it in a select has been
 // granted whatever it waits for by the time it sees the context end, so the
-// select finds both ready.
+// select finds both ready. It relies on the sub-pool calling Done only once
+// the caller is queued, and Err before.
 type lateContext struct {
 	context.Context
 	proceed chan struct{}
@@ -361,11 +370,8 @@ func TestSubpoolRelease(t *testing.T) {
 		forEachSubParent(t, func(t *testing.T, k subParentKind) {
 			parent := k.new(t, 8)
 			s := subTestPool(t, parent, 1)
-			g := newGate(t)
-			occupy(t, s, g, 1)
 			refused := func() { t.Error("a refused task ran") }
-			e1 := submitAsync(s.submit, refused)
-			waitWaiting(t, s, 1)
+			g, e1 := queueBehind(t, s, 1, refused)
 			e2 := async(func() error { return s.submitContext(boundedContext(t), refused) })
 			waitWaiting(t, s, 2)
 
@@ -452,11 +458,8 @@ func TestSubpoolRelease(t *testing.T) {
 		forEachSubParent(t, func(t *testing.T, k subParentKind) {
 			parent := k.new(t, 4)
 			s := subTestPool(t, parent, 1)
-			g := newGate(t)
-			occupy(t, s, g, 1)
 			refused := func() { t.Error("a refused task ran") }
-			errc := submitAsync(s.submit, refused)
-			waitWaiting(t, s, 1)
+			g, errc := queueBehind(t, s, 1, refused)
 			var nilCtx context.Context
 			require.NoError(t, parent.ReleaseContext(nilCtx))
 			g.open()
