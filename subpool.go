@@ -162,8 +162,9 @@ func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 // Who owns the slot is decided under mu alone: a finishing task hands it
 // over by moving the waiter out of the list (state waiterTaken), and a
 // caller whose ctx is done leaves only if it is still in the list. So a slot
-// handed over just as ctx ends is not lost: the caller finds it taken and
-// gives it back (release), which hands it to the next waiter.
+// handed over just as ctx ends is neither lost nor used twice: the caller
+// finds it taken and gives it back (refused), which hands it to the next
+// waiter.
 func (s *Subpool) waitLocked(ctx context.Context, task func()) error {
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
@@ -289,8 +290,8 @@ func newSubTask(s *Subpool, task func()) *subTask {
 
 // exec runs on a worker of the parent. The slot is given back in a defer,
 // so a panic frees it too and then goes on to the parent, whose
-// PanicHandler sees it as usual (as does runtime.Goexit, counted as a
-// panic like the pool does).
+// PanicHandler sees it as usual. A task that calls runtime.Goexit frees its
+// slot the same way and counts as panicked, as in a pool.
 func (t *subTask) exec() {
 	s, task := t.s, t.task
 	t.s, t.task = nil, nil
