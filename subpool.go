@@ -26,14 +26,14 @@ import (
 // What it costs, measured on a busy 2-core machine: a submit with a free
 // slot is one short critical section and the parent's submit, and the task's
 // end one more critical section; with two atomic additions for Running, the
-// sub-pool's own bookkeeping takes 60-110 ns per task
-// (BenchmarkSubpoolOverhead) and allocates nothing in steady state. On a
-// Pool, where the worker is held that much longer, a task submitted through
-// a sub-pool as large as the pool costs 250-450 ns more than Pool.Submit
-// (BenchmarkSubpoolSubmit). A caller that waits for a slot allocates a
-// waiter and a channel (about 150 bytes), and if the parent is full as well
-// it waits a second time there: handing the slot over cannot wait for the
-// parent's worker to be free.
+// sub-pool's own bookkeeping takes 55-110 ns per task
+// (BenchmarkSubpoolOverhead) and allocates nothing in steady state. A caller
+// that waits for a slot allocates a waiter and a channel (about 150 bytes),
+// and if the parent is full as well it waits a second time there: the slot
+// is handed over while the finishing task still holds its worker. So a
+// sub-pool as large as its pool, which fills whenever the pool does, made
+// BenchmarkSubpoolSubmit 250-600 ns per task slower than Pool.Submit, about
+// twice as slow; a sub-pool smaller than its pool waits only for itself.
 //
 // A Subpool is safe for concurrent use by multiple goroutines. It must be
 // created with NewSubpool and must not be copied after first use.
