@@ -33,7 +33,7 @@ import (
 // is handed over while the finishing task still holds its worker. So a
 // sub-pool as large as its pool, which fills whenever the pool does, made
 // BenchmarkSubpoolSubmit 250-600 ns per task slower than Pool.Submit, about
-// twice as slow; a sub-pool smaller than its pool waits only for itself.
+// twice as slow; while the pool has room, a caller waits only once.
 //
 // A Subpool is safe for concurrent use by multiple goroutines. It must be
 // created with NewSubpool and must not be copied after first use.
