@@ -1,6 +1,7 @@
 package ants_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -311,4 +312,56 @@ func BenchmarkStats(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_ = p.Stats()
 	}
+}
+
+// BenchmarkSubpoolSubmit is BenchmarkSubmit through a sub-pool of the same
+// capacity as its parent: the difference is the sub-pool's overhead. Compare
+// them with
+//
+//	go test -run '^$' -bench 'Benchmark(Subpool)?Submit$' -count 6 | tee sub.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col .name sub.txt
+func BenchmarkSubpoolSubmit(b *testing.B) {
+	eachShape(b, func(b *testing.B, capacity, n int) {
+		p, _ := ants.NewPool(capacity)
+		defer releasePool(b, p)
+		s := ants.NewSubpool(p, capacity)
+		defer releasePool(b, s)
+		var wg sync.WaitGroup
+		task := func() { wg.Done() }
+		runSubmitters(b, n, &wg, func() error { return s.Submit(task) })
+	})
+}
+
+// inlineSubmitter runs each task in SubmitContext itself: a parent that
+// costs nothing, so that BenchmarkSubpoolOverhead measures the sub-pool's
+// own bookkeeping without any scheduling.
+type inlineSubmitter struct{}
+
+func (inlineSubmitter) SubmitContext(_ context.Context, task func()) error {
+	task()
+	return nil
+}
+
+// BenchmarkSubpoolOverhead is the sub-pool's own cost per task: its submit
+// and the bookkeeping around the task, on a parent that runs the task
+// inline, with a plain call of the task as the baseline.
+func BenchmarkSubpoolOverhead(b *testing.B) {
+	var n int
+	task := func() { n++ }
+	b.Run("call", func(b *testing.B) {
+		b.ReportAllocs()
+		var submit ants.Submitter = inlineSubmitter{}
+		for i := 0; i < b.N; i++ {
+			_ = submit.SubmitContext(context.Background(), task)
+		}
+	})
+	b.Run("Subpool", func(b *testing.B) {
+		b.ReportAllocs()
+		s := ants.NewSubpool(inlineSubmitter{}, 1)
+		for i := 0; i < b.N; i++ {
+			if err := s.Submit(task); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

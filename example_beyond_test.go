@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/e62cffed/ants"
@@ -105,4 +106,39 @@ func ExamplePool_Stats() {
 	fmt.Printf("submitted %d, completed %d, panicked %d, rejected %d\n",
 		s.Submitted, s.Completed, s.Panicked, s.Rejected)
 	// Output: submitted 3, completed 2, panicked 1, rejected 1
+}
+
+// A sub-pool gives one part of a program a limit of its own on a pool that
+// the whole program shares: here at most two uploads run at once, however
+// many are queued, while the other six workers stay available to other work.
+func ExampleNewSubpool() {
+	p, _ := ants.NewPool(8) // shared by the whole program
+	defer p.ReleaseTimeout(time.Second)
+
+	uploads := ants.NewSubpool(p, 2)
+	var running, peak atomic.Int32
+	g := ants.NewGroup(uploads) // groups, like Submit, wait for a free slot
+	for i := 0; i < 10; i++ {
+		g.Go(func() error {
+			n := running.Add(1)
+			for old := peak.Load(); n > old && !peak.CompareAndSwap(old, n); old = peak.Load() {
+			}
+			time.Sleep(time.Millisecond) // the upload
+			running.Add(-1)
+			return nil
+		})
+	}
+	fmt.Println("error:", g.Wait())
+	fmt.Println("at most 2 at once:", peak.Load() <= 2)
+
+	// Releasing the sub-pool leaves the shared pool open.
+	_ = uploads.ReleaseTimeout(time.Second)
+	s := uploads.Stats()
+	fmt.Printf("submitted %d, completed %d\n", s.Submitted, s.Completed)
+	fmt.Println("sub-pool closed:", uploads.IsClosed(), "pool closed:", p.IsClosed())
+	// Output:
+	// error: <nil>
+	// at most 2 at once: true
+	// submitted 10, completed 10
+	// sub-pool closed: true pool closed: false
 }

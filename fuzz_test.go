@@ -43,12 +43,17 @@ func FuzzPool(f *testing.F) {
 		if fz == nil {
 			return
 		}
-		ops := data[2:]
-		for i := 0; i+1 < len(ops) && i/2 < fzMaxOps; i += 2 {
-			fz.step(ops[i], ops[i+1])
-		}
+		fzSteps(data[2:], fz.step)
 		fz.finish()
 	})
+}
+
+// fzSteps applies step to each pair of bytes of ops, an operation and its
+// argument, up to fzMaxOps operations.
+func fzSteps(ops []byte, step func(op, arg byte)) {
+	for i := 0; i+1 < len(ops) && i/2 < fzMaxOps; i += 2 {
+		step(ops[i], ops[i+1])
+	}
 }
 
 const (

@@ -7,9 +7,9 @@ import (
 	"sync"
 )
 
-// Submitter is a pool that Group and ResultGroup can run tasks on: *Pool and
-// *MultiPool satisfy it. If it also has TrySubmit(func()) error, as they do,
-// Group.TryGo uses it.
+// Submitter is a pool that Group and ResultGroup can run tasks on: *Pool,
+// *MultiPool and *Subpool satisfy it. If it also has TrySubmit(func()) error,
+// as they do, Group.TryGo uses it.
 type Submitter interface {
 	SubmitContext(ctx context.Context, task func()) error
 }

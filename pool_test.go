@@ -1040,18 +1040,18 @@ func TestPoolRunsEveryAcceptedTaskExactlyOnce(t *testing.T) {
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
 			forEachKind(t, func(t *testing.T, k poolKind) {
-				testExactlyOnce(t, k, cfg.opts)
+				testExactlyOnce(t, k.mustNew(t, 3, cfg.opts...))
 			})
 		})
 	}
 }
 
 // testExactlyOnce submits tasks from several goroutines while another one
-// releases, reboots and tunes the pool, and checks that each task whose
-// Submit returned nil ran once and every other task never ran.
-func testExactlyOnce(t *testing.T, k poolKind, opts []ants.Option) {
+// releases, reboots and tunes the pool p, of capacity 3, and checks that
+// each task whose Submit returned nil ran once and every other task never
+// ran.
+func testExactlyOnce(t *testing.T, p *testPool) {
 	const submitters, actions, maxTasks = 4, 300, 50000
-	p := k.mustNew(t, 3, opts...)
 	runs := make([]atomic.Int32, maxTasks)
 	accepted := make([]bool, maxTasks) // accepted[id] is written by one submitter
 	var attempts atomic.Int32          // ids handed out so far

@@ -19,10 +19,11 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// The stress test runs every pool kind under every configuration that
-// changes how a task is placed, while several goroutines submit in every way
-// the API allows and, at the same time, tune, release, reboot and release
-// with a timeout. A real clock with an expiry of a few milliseconds keeps the
+// The stress test runs every pool kind, and sub-pools on a Pool and nested
+// on a MultiPool (the configuration is their pool's), under every
+// configuration that changes how a task is placed, while several goroutines
+// submit in every way the API allows and, at the same time, tune, release,
+// reboot and release with a timeout. A real clock with an expiry of a few milliseconds keeps the
 // purge running throughout. It checks, while it runs and at each quiet point:
 //
 //   - every task whose submit returned nil ran exactly once, and no task
@@ -47,7 +48,7 @@ const (
 )
 
 // stressDuration is how long each pool kind and configuration is hammered;
-// 5 kinds x 7 configurations make it about 7 s in all.
+// 7 kinds x 7 configurations make it about 10 s in all.
 func stressDuration() time.Duration {
 	if testing.Short() {
 		return 20 * time.Millisecond
@@ -106,6 +107,13 @@ type stressTarget struct {
 	stats          func() ants.Stats
 	subPools       int
 	runningByIndex func(i int) (int, error)
+
+	// For a sub-pool: its callers wait for a slot whatever the parent's
+	// options say; its parents must be quiet too at a quiet point; and the
+	// final release closes every level.
+	subpool      bool
+	parentsQuiet func() bool
+	finalRelease func(d time.Duration) error
 }
 
 type stressKind struct {
@@ -222,6 +230,73 @@ var stressKinds = []stressKind{
 			runningByIndex: p.RunningByIndex,
 		}, nil
 	}},
+	{"Subpool", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
+		p, err := ants.NewPool(size+1, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return stressSubpool(h, size, p), nil
+	}},
+	{"Subpool nested on MultiPool", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
+		p, err := ants.NewMultiPool(stressSubPools, size, ants.LeastTasks, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return stressSubpool(h, size, ants.NewSubpool(p, size+1), p), nil
+	}},
+}
+
+// stressParent is a level below a stressed sub-pool.
+type stressParent interface {
+	ants.Submitter
+	commonAPI
+}
+
+// stressSubpool returns the target for a sub-pool of size on chain[0], whose
+// own parent is chain[1], and so on. Release closes one level at random, so
+// that submits also meet a released parent; Reboot reopens them all.
+func stressSubpool(h *stressHarness, size int, chain ...stressParent) *stressTarget {
+	s := ants.NewSubpool(chain[0], size)
+	levels := append([]stressParent{s}, chain...)
+	task := func(a int) func() { return func() { h.run(a) } }
+	return &stressTarget{
+		submit:         func(a int) error { return s.Submit(task(a)) },
+		submitContext:  func(ctx context.Context, a int) error { return s.SubmitContext(ctx, task(a)) },
+		trySubmit:      func(a int) error { return s.TrySubmit(task(a)) },
+		submitter:      s,
+		tune:           s.Tune,
+		release:        func() { _ = levels[rand.IntN(len(levels))].ReleaseContext(stressNilCtx) },
+		releaseTimeout: s.ReleaseTimeout,
+		reboot: func() {
+			for _, l := range levels {
+				l.Reboot()
+			}
+		},
+		running:  s.Running,
+		capacity: s.Cap,
+		waiting:  s.Waiting,
+		stats:    s.Stats,
+		subPools: 1,
+		subpool:  true,
+		parentsQuiet: func() bool {
+			for _, l := range chain {
+				st := l.Stats()
+				if st.Completed+st.Panicked != st.Submitted || st.Running != st.Idle {
+					return false
+				}
+			}
+			return true
+		},
+		finalRelease: func(d time.Duration) error {
+			var errs []error
+			for _, l := range levels {
+				if err := l.ReleaseTimeout(d); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			return errors.Join(errs...)
+		},
+	}
 }
 
 // What a stress task does, in the low bits of its argument.
@@ -467,13 +542,17 @@ func testStress(t *testing.T, kind stressKind, cfg stressConfig) {
 
 		h.quiesce(target, cfg, baseCap)
 	}
+	finalRelease := target.releaseTimeout
+	if target.finalRelease != nil {
+		finalRelease = target.finalRelease
+	}
 	if t.Failed() {
-		_ = target.releaseTimeout(stressCallBound)
+		_ = finalRelease(stressCallBound)
 		return
 	}
 
 	h.call(stressGoroutines, "the final ReleaseTimeout", func() {
-		if err := target.releaseTimeout(stressCallBound); err != nil {
+		if err := finalRelease(stressCallBound); err != nil {
 			t.Errorf("the final ReleaseTimeout: %v", err)
 		}
 	})
@@ -731,10 +810,10 @@ func (h *stressHarness) sample(p *stressTarget, cfg stressConfig, stop <-chan st
 		if cfg.queueSize > 0 && s.Queued > cfg.queueSize*p.subPools {
 			h.errorf("stats: %d tasks queued, buffer size %d x %d", s.Queued, cfg.queueSize, p.subPools)
 		}
-		if cfg.nonblocking && s.Waiting != 0 {
+		if cfg.nonblocking && s.Waiting != 0 && !p.subpool {
 			h.errorf("stats: %d callers wait on a Nonblocking pool", s.Waiting)
 		}
-		if cfg.maxBlocking > 0 && s.Waiting > cfg.maxBlocking*p.subPools {
+		if cfg.maxBlocking > 0 && s.Waiting > cfg.maxBlocking*p.subPools && !p.subpool {
 			h.errorf("stats: %d callers wait, MaxBlockingTasks %d x %d", s.Waiting, cfg.maxBlocking, p.subPools)
 		}
 		time.Sleep(100 * time.Microsecond) // the sampling period
@@ -751,7 +830,8 @@ func (h *stressHarness) quiesce(p *stressTarget, cfg stressConfig, baseCap int) 
 	// queued, and every worker left is idle.
 	quiet := func() bool {
 		s := p.stats()
-		return s.Completed+s.Panicked == s.Submitted && s.Waiting == 0 && s.Queued == 0 && s.Running == s.Idle
+		return s.Completed+s.Panicked == s.Submitted && s.Waiting == 0 && s.Queued == 0 && s.Running == s.Idle &&
+			(p.parentsQuiet == nil || p.parentsQuiet())
 	}
 	h.waitFor("a quiet point", quiet)
 	// There every worker is idle or gone, so the pool, open again, must

@@ -1,0 +1,304 @@
+package ants
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// Subpool limits how many of its tasks run at once on a parent pool that it
+// shares with other work, in the manner of errgroup's SetLimit or pond's
+// NewSubpool: one bounded pool can serve a whole program while each part of
+// it gets a limit of its own. Its tasks run on the parent's workers; the
+// sub-pool starts no goroutine, and an idle one holds nothing (no goroutine,
+// no slot, no reference to a task).
+//
+// A task holds one of the sub-pool's slots from the moment its submit is
+// admitted until it returns or panics. A submit that finds no free slot
+// waits in a FIFO queue; a finishing task hands its slot straight to the
+// caller at the head of the queue, which then submits to the parent with its
+// own context. A slot the parent refuses (closed, overloaded, context done)
+// goes back the same way, so the next caller gets it.
+//
+// The parent must run every task it accepts exactly once, as Pool and
+// MultiPool do; a Submitter that dropped a task would keep its slot forever.
+//
+// What it costs, measured on a busy 2-core machine: a submit with a free
+// slot is one short critical section and the parent's submit, and the task's
+// end one more critical section; with two atomic additions for Running, the
+// sub-pool's own bookkeeping takes 55-110 ns per task
+// (BenchmarkSubpoolOverhead) and allocates nothing in steady state. A caller
+// that waits for a slot allocates a waiter and a channel (about 150 bytes),
+// and if the parent is full as well it waits a second time there: the slot
+// is handed over while the finishing task still holds its worker. So a
+// sub-pool as large as its pool, which fills whenever the pool does, made
+// BenchmarkSubpoolSubmit 250-600 ns per task slower than Pool.Submit, about
+// twice as slow; while the pool has room, a caller waits only once.
+//
+// A Subpool is safe for concurrent use by multiple goroutines. It must be
+// created with NewSubpool and must not be copied after first use.
+type Subpool struct {
+	parent Submitter
+	try    trySubmitter // parent's TrySubmit, nil if it has none
+
+	// mu guards the fields below up to the atomics.
+	mu sync.Mutex
+
+	// held counts the slots taken: by tasks the parent accepted that have
+	// not finished, and by callers that took one and are handing their task
+	// to the parent. held <= capacity unless a shrinking Tune left more.
+	held int
+
+	// waiters are the callers waiting for a slot, FIFO. Each carries a
+	// channel that is closed when it leaves the list for good (state
+	// waiterTaken: it now holds a slot; waiterClosed: Release). The list is
+	// non-empty only while no slot is free (held >= capacity).
+	waiters waiterList[chan struct{}]
+
+	// drained, when non-nil, is closed when held drops to 0: what
+	// ReleaseContext waits on.
+	drained chan struct{}
+
+	// Counters for Stats. submitted counts a task when its slot is taken and
+	// takes it back if the parent refuses it, so that completed + panicked
+	// never exceed it, even for a moment.
+	submitted, completed, panicked uint64
+
+	// These are written only with mu held and may be read without it.
+	capacity atomic.Int64 // -1 means no limit of its own
+	closed   atomic.Bool
+
+	running  atomic.Int32  // tasks started and not finished; written without mu
+	rejected atomic.Uint64 // written without mu
+}
+
+// NewSubpool returns a sub-pool that runs at most size of its tasks at once
+// on parent, a *Pool, a *MultiPool, another *Subpool or any Submitter; size
+// <= 0 means no limit of its own, so that only the parent bounds it. It
+// panics if parent is nil.
+func NewSubpool(parent Submitter, size int) *Subpool {
+	mustSubmitter(parent)
+	s := &Subpool{parent: parent}
+	s.try, _ = parent.(trySubmitter)
+	if size <= 0 {
+		size = -1
+	}
+	s.capacity.Store(int64(size))
+	return s
+}
+
+// Submit runs task on the parent pool once the sub-pool has a free slot,
+// waiting for one as long as it takes, and then for the parent as the
+// parent's SubmitContext does. It returns ErrPoolClosed after Release, the
+// parent's error if the parent refuses the task (ErrPoolClosed for a
+// released parent, ErrPoolOverload for a Nonblocking one), and ErrNilTask
+// for a nil task. When it returns nil, task runs exactly once.
+//
+// A task that submits to its own sub-pool can wait forever once the
+// sub-pool is full, as with a Pool.
+func (s *Subpool) Submit(task func()) error {
+	return s.submit(context.Background(), task, false)
+}
+
+// SubmitContext is Submit for a caller that gives up when ctx is done,
+// whether it is waiting for a slot or for the parent: it then returns
+// ctx.Err() and task never runs. A ctx already done returns at once. A nil
+// ctx is taken as context.Background().
+func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return s.submit(ctx, task, false)
+}
+
+// TrySubmit is Submit for a caller that never waits, neither for a slot nor
+// for the parent: it returns ErrPoolOverload if no slot is free (or callers
+// are waiting for one) or if the parent's TrySubmit refuses the task for
+// want of room. A parent without a TrySubmit method cannot promise not to
+// wait, so on such a parent TrySubmit always returns ErrPoolOverload, as
+// Group.TryGo never takes a task there.
+func (s *Subpool) TrySubmit(task func()) error {
+	return s.submit(context.Background(), task, true)
+}
+
+// submit admits task if a slot is free and nobody waits, and hands it to
+// the parent; otherwise it fails (try) or waits (waitLocked).
+func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
+	if task == nil {
+		s.rejected.Add(1)
+		if s.closed.Load() {
+			return ErrPoolClosed
+		}
+		return ErrNilTask
+	}
+	if err := ctx.Err(); err != nil {
+		s.rejected.Add(1)
+		return err
+	}
+	s.mu.Lock()
+	if s.closed.Load() {
+		s.mu.Unlock()
+		s.rejected.Add(1)
+		return ErrPoolClosed
+	}
+	c := s.capacity.Load()
+	if s.waiters.len == 0 && (c < 0 || int64(s.held) < c) && (!try || s.try != nil) {
+		s.held++
+		s.submitted++
+		s.mu.Unlock()
+		return s.hand(ctx, task, try)
+	}
+	if try {
+		s.mu.Unlock()
+		s.rejected.Add(1)
+		return ErrPoolOverload
+	}
+	return s.waitLocked(ctx, task)
+}
+
+// waitLocked queues the caller until a slot is handed to it, Release, or ctx
+// is done. It requires s.mu held and releases it.
+//
+// Who owns the slot is decided under mu alone: a finishing task hands it
+// over by moving the waiter out of the list (state waiterTaken), and a
+// caller whose ctx is done leaves only if it is still in the list. So a slot
+// handed over just as ctx ends is neither lost nor used twice: the caller
+// finds it taken and gives it back (refused), which hands it to the next
+// waiter.
+func (s *Subpool) waitLocked(ctx context.Context, task func()) error {
+	// A fresh channel per wait: the caller is about to park, which costs
+	// far more than the allocation, and a closed channel needs no draining.
+	w := &waiter[chan struct{}]{arg: make(chan struct{})}
+	s.waiters.pushBack(w)
+	s.mu.Unlock()
+
+	select {
+	case <-w.arg:
+		// w.state was written before the close, and is not written again.
+	case <-ctx.Done():
+		s.mu.Lock()
+		if w.state == waiterPending {
+			s.waiters.remove(w)
+			s.mu.Unlock()
+			s.rejected.Add(1)
+			return ctx.Err()
+		}
+		s.mu.Unlock()
+	}
+	if w.state == waiterClosed {
+		s.rejected.Add(1)
+		return ErrPoolClosed
+	}
+	// The caller holds a slot now.
+	if err := ctx.Err(); err != nil {
+		s.refused()
+		return err
+	}
+	return s.hand(ctx, task, false)
+}
+
+// hand submits task to the parent; the caller holds a slot, which the task
+// gives back when it ends, or hand gives back at once if the parent refuses.
+func (s *Subpool) hand(ctx context.Context, task func(), try bool) error {
+	t := newSubTask(s, task)
+	var err error
+	if try {
+		err = s.try.TrySubmit(t.run)
+	} else {
+		err = s.parent.SubmitContext(ctx, t.run)
+	}
+	if err != nil {
+		t.s, t.task = nil, nil
+		subTasks.Put(t)
+		s.refused()
+	}
+	return err
+}
+
+// refused gives back the slot of a task that will not run.
+func (s *Subpool) refused() {
+	s.rejected.Add(1)
+	s.mu.Lock()
+	s.submitted--
+	s.releaseLocked()
+	s.mu.Unlock()
+}
+
+// finished gives back the slot of a task that returned (ok) or panicked.
+func (s *Subpool) finished(ok bool) {
+	// Leave Running before giving the slot away, so that Running never
+	// exceeds the slots taken.
+	s.running.Add(-1)
+	s.mu.Lock()
+	if ok {
+		s.completed++
+	} else {
+		s.panicked++
+	}
+	s.releaseLocked()
+	s.mu.Unlock()
+}
+
+// releaseLocked gives back one slot: to the longest-waiting caller if the
+// capacity allows (held is then unchanged), or else to the sub-pool. It
+// requires s.mu held.
+func (s *Subpool) releaseLocked() {
+	if s.waiters.head != nil {
+		if c := s.capacity.Load(); c < 0 || int64(s.held) <= c {
+			s.grantLocked()
+			return
+		}
+	}
+	s.held--
+	if s.held == 0 && s.drained != nil {
+		close(s.drained)
+		s.drained = nil
+	}
+}
+
+// grantLocked hands a slot, already counted in held, to the longest-waiting
+// caller. It requires s.mu held and a non-empty waiters list.
+func (s *Subpool) grantLocked() {
+	w := s.waiters.popFront()
+	w.state = waiterTaken
+	s.submitted++
+	close(w.arg)
+}
+
+// subTask is the parent's task for one sub-pool task. It is recycled
+// through subTasks, with run bound once to its exec method, so that handing
+// a task to the parent allocates nothing in steady state; sync.Pool rather
+// than a list on the sub-pool, so that an idle sub-pool keeps nothing.
+type subTask struct {
+	s    *Subpool
+	task func()
+	run  func() // the exec method value
+}
+
+var subTasks sync.Pool
+
+// newSubTask returns a subTask for task of s, recycled if possible.
+func newSubTask(s *Subpool, task func()) *subTask {
+	t, _ := subTasks.Get().(*subTask)
+	if t == nil {
+		t = new(subTask)
+		t.run = t.exec
+	}
+	t.s, t.task = s, task
+	return t
+}
+
+// exec runs on a worker of the parent. The slot is given back in a defer,
+// so a panic frees it too and then goes on to the parent, whose
+// PanicHandler sees it as usual. A task that calls runtime.Goexit frees its
+// slot the same way and counts as panicked, as in a pool.
+func (t *subTask) exec() {
+	s, task := t.s, t.task
+	t.s, t.task = nil, nil
+	subTasks.Put(t) // the parent runs its task once: t is free again
+	s.running.Add(1)
+	ok := false
+	defer func() { s.finished(ok) }()
+	task()
+	ok = true
+}

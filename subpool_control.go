@@ -1,0 +1,170 @@
+package ants
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// The sub-pool's state as its users see it, and the calls that change it:
+// Tune, Release and Reboot.
+
+// Running returns the number of the sub-pool's tasks that have started and
+// not finished. It is at most Cap(), except for a while after a shrinking
+// Tune.
+func (s *Subpool) Running() int {
+	return int(s.running.Load())
+}
+
+// Free returns how many more tasks the sub-pool would admit without
+// waiting: Cap() less the slots taken, which include tasks accepted by the
+// parent that have not started yet. It returns -1 for a sub-pool without a
+// limit of its own, and is negative for a while after a shrinking Tune.
+func (s *Subpool) Free() int {
+	c := s.capacity.Load()
+	if c < 0 {
+		return -1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return int(c) - s.held
+}
+
+// Waiting returns the number of callers waiting for a slot of the
+// sub-pool. A caller that has its slot and waits for the parent is counted
+// by the parent's Waiting instead.
+func (s *Subpool) Waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiters.len
+}
+
+// Cap returns the most tasks the sub-pool runs at once, or -1 if it has no
+// limit of its own.
+func (s *Subpool) Cap() int {
+	return int(s.capacity.Load())
+}
+
+// IsClosed reports whether the sub-pool has been released and not
+// rebooted. It says nothing of the parent.
+func (s *Subpool) IsClosed() bool {
+	return s.closed.Load()
+}
+
+// Tune changes the sub-pool's limit. As for a Pool, it does nothing for
+// size <= 0 or a sub-pool without a limit. Growing hands the new slots to
+// waiting callers at once; shrinking lets running tasks finish, and admits
+// new ones only once fewer than size hold a slot.
+func (s *Subpool) Tune(size int) {
+	if size <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.capacity.Load()
+	if old < 0 || int64(size) == old {
+		return
+	}
+	s.capacity.Store(int64(size))
+	for s.held < size && s.waiters.head != nil {
+		s.held++
+		s.grantLocked()
+	}
+}
+
+// Release closes the sub-pool: later submits fail with ErrPoolClosed, and
+// callers waiting for a slot return ErrPoolClosed. Tasks already accepted
+// still run, and so does the task of a caller that had its slot before
+// Release and is handing it to the parent. It never releases the parent.
+// Releasing a closed sub-pool does nothing.
+func (s *Subpool) Release() {
+	s.release()
+}
+
+// release reports whether this call closed the sub-pool.
+func (s *Subpool) release() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return false
+	}
+	s.closed.Store(true)
+	for w := s.waiters.popFront(); w != nil; w = s.waiters.popFront() {
+		w.state = waiterClosed
+		close(w.arg)
+	}
+	return true
+}
+
+// ReleaseTimeout is Release followed by a wait, at most timeout, until
+// every task that holds a slot has finished (or been refused by the
+// parent). It returns ErrTimeout if they did not finish in time and
+// ErrPoolClosed if the sub-pool was already closed.
+func (s *Subpool) ReleaseTimeout(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := s.ReleaseContext(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return err
+}
+
+// ReleaseContext is Release followed by a wait, until ctx is done, until
+// every task that holds a slot has finished; it then returns ctx.Err(). It
+// returns ErrPoolClosed if the sub-pool was already closed. With a nil ctx
+// it is Release and returns nil without waiting.
+func (s *Subpool) ReleaseContext(ctx context.Context) error {
+	if !s.release() {
+		return ErrPoolClosed
+	}
+	if ctx == nil {
+		return nil
+	}
+	s.mu.Lock()
+	if s.held == 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	if s.drained == nil {
+		s.drained = make(chan struct{})
+	}
+	done := s.drained
+	s.mu.Unlock()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Reboot reopens a released sub-pool; it does nothing to an open one, and
+// nothing to the parent.
+func (s *Subpool) Reboot() {
+	s.mu.Lock()
+	s.closed.Store(false)
+	s.mu.Unlock()
+}
+
+// Stats returns a snapshot of the sub-pool's state and counters. For a
+// sub-pool, Cap is its limit (-1 if none), Running its tasks started and not
+// finished, and Waiting its callers waiting for a slot; Idle and Queued are
+// always 0, since its tasks wait in the parent (see the parent's Stats). The
+// counters are its own: Submitted its tasks the parent accepted, Completed
+// and Panicked how they ended, Rejected its submit calls that returned an
+// error, whoever refused them. A panic in a task of nested sub-pools counts
+// in the Panicked of every level, and of the pool below them.
+func (s *Subpool) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{
+		Cap:       int(s.capacity.Load()),
+		Running:   int(s.running.Load()),
+		Waiting:   s.waiters.len,
+		Submitted: s.submitted,
+		Completed: s.completed,
+		Panicked:  s.panicked,
+		Rejected:  s.rejected.Load(),
+	}
+}

@@ -1,0 +1,551 @@
+package ants_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/e62cffed/ants"
+)
+
+// FuzzSubpool decodes its input into a sub-pool on a parent and a sequence
+// of at most fzMaxOps operations, applies them, and after each one waits
+// until the sub-pool has settled and compares it with an exact model
+// (fsModel): the result of every call, Running, Waiting, Free, Cap,
+// IsClosed, the Stats counters, and the panics the parent's PanicHandler saw.
+// Then it releases everything and checks that every task whose submit
+// returned nil ran exactly once and no other task ran, and that no goroutine
+// is left.
+//
+// Input layout: byte 0 % 3 chooses the parent (a Pool, a MultiPool, or a
+// sub-pool on a Pool, all without a limit, so that the parent never makes a
+// caller wait and the model stays exact), byte 1 % 5 the sub-pool's size (0:
+// no limit), and each following pair of bytes is one operation and its
+// argument (see fs.step).
+//
+// Tasks are instant, panicking, or gated: a gated task holds its slot until
+// an "unblock" operation opens its gate. Once instant and panicking tasks
+// have finished, the model is exact: every decision depends only on the
+// slots held by gated tasks and the FIFO of waiting callers.
+func FuzzSubpool(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		fs := newFs(t, data[0], data[1])
+		fzSteps(data[2:], fs.step)
+		fs.finish()
+	})
+}
+
+// fsCall is a submit call: its task, and its result once it returns.
+type fsCall struct {
+	id     int
+	kind   fzTask
+	res    chan error
+	cancel context.CancelFunc // nil unless it called SubmitContext
+	want   error              // the model's result, once decided
+	wanted bool               // want is set
+	got    error
+	done   bool // got is set
+}
+
+// poll records the call's result if it has arrived.
+func (c *fsCall) poll() bool {
+	if !c.done {
+		select {
+		case c.got = <-c.res:
+			c.done = true
+		default:
+		}
+	}
+	return c.done
+}
+
+// fsModel is what the sub-pool should look like once instant and panicking
+// tasks have finished. It mirrors subpool.go's rules: a submit takes a slot
+// if the sub-pool is open, nobody waits and held < cap; a slot given back
+// goes to the oldest waiter if held <= cap, else is dropped; a task the
+// parent refuses gives its slot back at once.
+type fsModel struct {
+	cap          int // -1: no limit
+	held         int // slots held, by gated tasks once settled
+	closed       bool
+	parentClosed bool
+	waiters      []*fsCall
+	gated        []int // ids of the gated tasks running, oldest first
+
+	submitted, completed, panicked, rejected uint64
+}
+
+// take runs the task of a call that has just been given a slot and returns
+// the call's result.
+func (m *fsModel) take(c *fsCall) error {
+	if m.parentClosed {
+		m.rejected++
+		m.giveBack()
+		return ants.ErrPoolClosed
+	}
+	m.submitted++
+	switch c.kind {
+	case fzInstant:
+		m.completed++
+		m.giveBack()
+	case fzPanic:
+		m.panicked++
+		m.giveBack()
+	default:
+		m.gated = append(m.gated, c.id)
+	}
+	return nil
+}
+
+// giveBack returns one slot: to the oldest waiter if the limit allows,
+// otherwise to the sub-pool.
+func (m *fsModel) giveBack() {
+	if len(m.waiters) > 0 && (m.cap < 0 || m.held <= m.cap) {
+		m.grant()
+		return
+	}
+	m.held--
+}
+
+// grant hands a slot, already counted in held, to the oldest waiter.
+func (m *fsModel) grant() {
+	w := m.waiters[0]
+	m.waiters = m.waiters[1:]
+	w.want, w.wanted = m.take(w), true
+}
+
+// submit decides a submit call: its result, or that it waits (false).
+func (m *fsModel) submit(c *fsCall, try bool) bool {
+	switch {
+	case m.closed:
+		m.rejected++
+		c.want = ants.ErrPoolClosed
+	case len(m.waiters) == 0 && (m.cap < 0 || m.held < m.cap):
+		m.held++
+		c.want = m.take(c)
+	case try:
+		m.rejected++
+		c.want = ants.ErrPoolOverload
+	default:
+		m.waiters = append(m.waiters, c)
+		return false
+	}
+	c.wanted = true
+	return true
+}
+
+func (m *fsModel) tune(size int) {
+	if size <= 0 || m.cap < 0 || size == m.cap {
+		return
+	}
+	m.cap = size
+	for m.held < m.cap && len(m.waiters) > 0 {
+		m.held++
+		m.grant()
+	}
+}
+
+// release closes the sub-pool, reporting whether it was open.
+func (m *fsModel) release() bool {
+	if m.closed {
+		return false
+	}
+	m.closed = true
+	for _, w := range m.waiters {
+		m.rejected++
+		w.want, w.wanted = ants.ErrPoolClosed, true
+	}
+	m.waiters = nil
+	return true
+}
+
+func (m *fsModel) free() int {
+	if m.cap < 0 {
+		return -1
+	}
+	return m.cap - m.held
+}
+
+func (m *fsModel) String() string {
+	return fmt.Sprintf("cap %d held %d closed %v parentClosed %v waiting %d gated %v submitted %d completed %d panicked %d rejected %d",
+		m.cap, m.held, m.closed, m.parentClosed, len(m.waiters), m.gated, m.submitted, m.completed, m.panicked, m.rejected)
+}
+
+// fsParent is the sub-pool's parent.
+type fsParent interface {
+	ants.Submitter
+	commonAPI
+}
+
+// fs is one input's run.
+type fs struct {
+	t       *testing.T
+	s       *ants.Subpool
+	parents []fsParent // the parent first, then its own parent, if any
+	m       fsModel
+	ignore  goleak.Option
+
+	calls    []*fsCall
+	gates    [fzMaxIDs]chan struct{}
+	runs     [fzMaxIDs]atomic.Int32
+	handled  atomic.Int64 // panics the parent's PanicHandler saw
+	trace    []string
+	released bool
+}
+
+func newFs(t *testing.T, b0, b1 byte) *fs {
+	f := &fs{t: t, ignore: goleak.IgnoreCurrent()}
+	opts := []ants.Option{ants.WithPanicHandler(func(any) { f.handled.Add(1) })}
+	var err error
+	switch b0 % 3 {
+	case 0:
+		var p *ants.Pool
+		p, err = ants.NewPool(0, opts...)
+		f.parents = []fsParent{p}
+	case 1:
+		var mp *ants.MultiPool
+		mp, err = ants.NewMultiPool(2, 0, ants.RoundRobin, opts...)
+		f.parents = []fsParent{mp}
+	default:
+		var p *ants.Pool
+		p, err = ants.NewPool(0, opts...)
+		f.parents = []fsParent{ants.NewSubpool(p, 0), p}
+	}
+	if err != nil {
+		t.Fatalf("creating the parent: %v", err)
+	}
+	size := int(b1 % 5)
+	f.s = ants.NewSubpool(f.parents[0], size)
+	f.m.cap = size
+	if size == 0 {
+		f.m.cap = -1
+	}
+	f.logf("parent %d, size %d", b0%3, size)
+	t.Cleanup(f.cleanup)
+	return f
+}
+
+func (f *fs) logf(format string, args ...any) {
+	f.trace = append(f.trace, fmt.Sprintf(format, args...))
+}
+
+func (f *fs) fatalf(format string, args ...any) {
+	f.t.Helper()
+	f.t.Fatalf(format+"\noperations:\n  %s\nmodel: %v", append(args, strings.Join(f.trace, "\n  "), &f.m)...)
+}
+
+// cleanup lets every goroutine of the input finish, whatever happened.
+func (f *fs) cleanup() {
+	for _, g := range f.gates {
+		if g != nil {
+			select {
+			case <-g:
+			default:
+				close(g)
+			}
+		}
+	}
+	for _, c := range f.calls {
+		if c.cancel != nil {
+			c.cancel()
+		}
+	}
+	if !f.released {
+		f.s.Release()
+		f.s.Reboot()
+		_ = f.s.ReleaseTimeout(fzBound)
+		for _, p := range f.parents {
+			p.Reboot()
+			_ = p.ReleaseTimeout(fzBound)
+		}
+	}
+}
+
+// task returns the task of call id.
+func (f *fs) task(id int, k fzTask) func() {
+	switch k {
+	case fzGated:
+		g := make(chan struct{})
+		f.gates[id] = g
+		return func() { f.runs[id].Add(1); <-g }
+	case fzPanic:
+		return func() { f.runs[id].Add(1); panic(fmt.Sprintf("task %d", id)) }
+	default:
+		return func() { f.runs[id].Add(1) }
+	}
+}
+
+// Operations, chosen by the first byte of a pair modulo fsOpCount.
+const (
+	fsOpSubmit = iota
+	fsOpSubmitContext
+	fsOpTrySubmit
+	fsOpSubmitNil
+	fsOpUnblock
+	fsOpCancel
+	fsOpTune
+	fsOpRelease
+	fsOpReboot
+	fsOpReleaseParent
+	fsOpRebootParent
+	fsOpSubmitDone
+	fsOpCount
+)
+
+// step applies one operation with its argument and waits until the
+// sub-pool agrees with the model.
+func (f *fs) step(op, arg byte) {
+	f.t.Helper()
+	m := &f.m
+	switch op % fsOpCount {
+	case fsOpSubmit, fsOpSubmitContext, fsOpTrySubmit:
+		f.submit(op%fsOpCount, fzTask(arg%3))
+	case fsOpSubmitNil:
+		want := ants.ErrNilTask
+		if m.closed {
+			want = ants.ErrPoolClosed
+		}
+		m.rejected++
+		var err error
+		switch arg % 3 {
+		case 0:
+			err = f.s.Submit(nil)
+		case 1:
+			err = f.s.SubmitContext(context.Background(), nil)
+		default:
+			err = f.s.TrySubmit(nil)
+		}
+		f.logf("submit nil -> %v", err)
+		if err != want {
+			f.fatalf("submit(nil) = %v, want %v", err, want)
+		}
+	case fsOpUnblock:
+		if len(m.gated) == 0 {
+			return
+		}
+		i := int(arg) % len(m.gated)
+		id := m.gated[i]
+		m.gated = append(m.gated[:i:i], m.gated[i+1:]...)
+		f.logf("unblock task %d", id)
+		close(f.gates[id])
+		m.completed++
+		m.giveBack()
+	case fsOpCancel:
+		var cancellable []*fsCall
+		for _, w := range m.waiters {
+			if w.cancel != nil {
+				cancellable = append(cancellable, w)
+			}
+		}
+		if len(cancellable) == 0 {
+			return
+		}
+		c := cancellable[int(arg)%len(cancellable)]
+		for i, w := range m.waiters {
+			if w == c {
+				m.waiters = append(m.waiters[:i:i], m.waiters[i+1:]...)
+				break
+			}
+		}
+		f.logf("cancel the waiting task %d", c.id)
+		c.cancel()
+		m.rejected++
+		c.want, c.wanted = context.Canceled, true
+	case fsOpTune:
+		size := int(arg%6) - 1
+		f.logf("Tune(%d)", size)
+		f.s.Tune(size)
+		m.tune(size)
+	case fsOpRelease:
+		f.release(arg % 3)
+	case fsOpReboot:
+		f.logf("Reboot")
+		f.s.Reboot()
+		m.closed = false
+	case fsOpReleaseParent:
+		f.logf("release the parent")
+		var nilCtx context.Context
+		_ = f.parents[0].ReleaseContext(nilCtx)
+		m.parentClosed = true
+	case fsOpRebootParent:
+		f.logf("reboot the parent")
+		f.parents[0].Reboot()
+		m.parentClosed = false
+	case fsOpSubmitDone:
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := f.s.SubmitContext(ctx, func() { f.t.Error("a task submitted with a done context ran") })
+		f.logf("SubmitContext with a done context -> %v", err)
+		m.rejected++
+		if err != context.Canceled {
+			f.fatalf("SubmitContext with a done context = %v, want context.Canceled", err)
+		}
+	}
+	f.settle()
+}
+
+// submit starts a submit call of a new task of kind k on its own goroutine.
+func (f *fs) submit(op byte, k fzTask) {
+	id := len(f.calls)
+	c := &fsCall{id: id, kind: k, res: make(chan error, 1)}
+	f.calls = append(f.calls, c)
+	task := f.task(id, k)
+	var call func() error
+	name := [...]string{"Submit", "SubmitContext", "TrySubmit"}[op]
+	switch op {
+	case fsOpSubmit:
+		call = func() error { return f.s.Submit(task) }
+	case fsOpSubmitContext:
+		var ctx context.Context
+		ctx, c.cancel = context.WithCancel(context.Background())
+		call = func() error { return f.s.SubmitContext(ctx, task) }
+	default:
+		call = func() error { return f.s.TrySubmit(task) }
+	}
+	go func() { c.res <- call() }()
+	if f.m.submit(c, op == fsOpTrySubmit) {
+		f.logf("%s(%v task %d) -> want %v", name, k, id, c.want)
+	} else {
+		f.logf("%s(%v task %d) waits", name, k, id)
+	}
+}
+
+// release is Release, ReleaseContext(nil) or ReleaseTimeout, by variant.
+func (f *fs) release(variant byte) {
+	m := &f.m
+	wasOpen := m.release()
+	switch variant {
+	case 0:
+		f.logf("Release")
+		f.s.Release()
+	case 1:
+		var nilCtx context.Context
+		err := f.s.ReleaseContext(nilCtx)
+		f.logf("ReleaseContext(nil) -> %v", err)
+		if want := map[bool]error{true: nil, false: ants.ErrPoolClosed}[wasOpen]; err != want {
+			f.fatalf("ReleaseContext(nil) = %v, want %v", err, want)
+		}
+	default:
+		// Once instant tasks are done, only gated ones hold slots, so the
+		// wait ends at once or never.
+		var want error
+		switch {
+		case !wasOpen:
+			want = ants.ErrPoolClosed
+		case len(m.gated) > 0:
+			want = ants.ErrTimeout
+		}
+		err := f.s.ReleaseTimeout(time.Millisecond)
+		f.logf("ReleaseTimeout(1ms) -> %v", err)
+		if err != want {
+			f.fatalf("ReleaseTimeout(1ms) = %v, want %v", err, want)
+		}
+	}
+}
+
+// settle waits until the sub-pool agrees with the model, failing the input
+// if it does not within fzBound, or at once if a call the model says waits
+// has returned.
+func (f *fs) settle() {
+	f.t.Helper()
+	deadline := time.Now().Add(fzBound)
+	for {
+		diff := f.mismatch()
+		if diff == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.fatalf("the sub-pool does not match the model after %v: %s", fzBound, diff)
+		}
+		runtime.Gosched()
+	}
+}
+
+// mismatch describes how the sub-pool differs from the model, or returns "".
+func (f *fs) mismatch() string {
+	m := &f.m
+	for _, c := range f.calls {
+		switch {
+		case c.wanted && !c.poll():
+			return fmt.Sprintf("task %d: its submit has not returned (want %v)", c.id, c.want)
+		case c.wanted && c.got != c.want:
+			f.fatalf("task %d: submit returned %v, want %v", c.id, c.got, c.want)
+		case !c.wanted && c.poll():
+			f.fatalf("task %d: submit returned %v, but the model says it waits", c.id, c.got)
+		}
+	}
+	want := ants.Stats{
+		Cap:       m.cap,
+		Running:   len(m.gated),
+		Waiting:   len(m.waiters),
+		Submitted: m.submitted,
+		Completed: m.completed,
+		Panicked:  m.panicked,
+		Rejected:  m.rejected,
+	}
+	var diffs []string
+	if got := f.s.Stats(); got != want {
+		diffs = append(diffs, fmt.Sprintf("Stats() = %+v, want %+v", got, want))
+	}
+	check := func(what string, got, want any) {
+		if got != want {
+			diffs = append(diffs, fmt.Sprintf("%s = %v, want %v", what, got, want))
+		}
+	}
+	check("Free()", f.s.Free(), m.free())
+	check("Cap()", f.s.Cap(), m.cap)
+	check("Running()", f.s.Running(), len(m.gated))
+	check("Waiting()", f.s.Waiting(), len(m.waiters))
+	check("IsClosed()", f.s.IsClosed(), m.closed)
+	check("panics the PanicHandler saw", uint64(f.handled.Load()), m.panicked)
+	return strings.Join(diffs, "; ")
+}
+
+// finish releases everything and checks that tasks ran exactly when
+// accepted and that nothing is left running.
+func (f *fs) finish() {
+	f.t.Helper()
+	m := &f.m
+	f.logf("finish: Release, unblock everything, Reboot, ReleaseTimeout")
+	f.release(0)
+	f.settle()
+	for len(m.gated) > 0 {
+		f.step(fsOpUnblock, 0)
+	}
+	f.step(fsOpReboot, 0)
+	f.step(fsOpRebootParent, 0)
+	f.released = true
+	if err := f.s.ReleaseTimeout(fzBound); err != nil {
+		f.fatalf("the final ReleaseTimeout: %v", err)
+	}
+	for _, p := range f.parents {
+		if err := p.ReleaseTimeout(fzBound); err != nil {
+			f.fatalf("releasing the parent: %v", err)
+		}
+	}
+	for _, c := range f.calls {
+		want := int32(0)
+		if c.want == nil {
+			want = 1
+		}
+		if got := f.runs[c.id].Load(); got != want {
+			f.fatalf("task %d (submit returned %v) ran %d times", c.id, c.got, got)
+		}
+	}
+	if s := f.s.Stats(); s.Submitted != s.Completed+s.Panicked || s.Running != 0 {
+		f.fatalf("after the final release: %+v", s)
+	}
+	goleak.VerifyNone(f.t, f.ignore)
+	if testing.Verbose() {
+		f.t.Logf("operations:\n  %s\nfinal model: %v", strings.Join(f.trace, "\n  "), m)
+	}
+}
