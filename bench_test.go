@@ -2,6 +2,7 @@ package ants_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -321,15 +322,18 @@ func BenchmarkStats(b *testing.B) {
 //	go test -run '^$' -bench 'Benchmark(Subpool)?Submit$' -count 6 | tee sub.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest -col .name sub.txt
 func BenchmarkSubpoolSubmit(b *testing.B) {
-	eachShape(b, func(b *testing.B, capacity, n int) {
-		p, _ := ants.NewPool(capacity)
-		defer releasePool(b, p)
-		s := ants.NewSubpool(p, capacity)
-		defer releasePool(b, s)
-		var wg sync.WaitGroup
-		task := func() { wg.Done() }
-		runSubmitters(b, n, &wg, func() error { return s.Submit(task) })
+	eachShape(b, func(b *testing.B, capacity int, task func()) benchPool {
+		p := newPool(false)(b, capacity)
+		s := ants.NewSubpool(p.(*ants.Pool), capacity)
+		return benchPool{submit: func() error { return s.Submit(task) }, pool: poolPair{s, p}}
 	})
+}
+
+// poolPair releases a sub-pool, then its parent.
+type poolPair [2]releaser
+
+func (pp poolPair) ReleaseTimeout(d time.Duration) error {
+	return errors.Join(pp[0].ReleaseTimeout(d), pp[1].ReleaseTimeout(d))
 }
 
 // inlineSubmitter runs each task in SubmitContext itself: a parent that
