@@ -78,3 +78,11 @@ func (c *FakeClock) tick(t time.Time) bool {
 		return false
 	}
 }
+
+// StreamWindow is the number of tasks of a Stream whose callbacks have not
+// returned past which Go waits.
+const StreamWindow = streamWindow
+
+// KeyedQueueLimit is the number of tasks queued behind a key's running task
+// past which Keyed.Submit waits.
+const KeyedQueueLimit = keyedQueueLimit

@@ -1,0 +1,112 @@
+package ants_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/e62cffed/ants"
+)
+
+// parentPool is what the tests of futures, streams and keyed queues need of
+// the pool they run on.
+type parentPool interface {
+	ants.Submitter
+	Waiting() int // callers blocked in SubmitContext
+	Cap() int     // how many tasks run at once, at most
+}
+
+// parentKind builds one kind of pool for futures, streams and keyed queues
+// to run on.
+type parentKind struct {
+	name string
+	// new returns a pool of the kind that runs at least size tasks at once
+	// (its Cap), made with opts, and a func that releases it without
+	// waiting. The pool is released, its goroutines gone, when the test
+	// ends.
+	new func(t *testing.T, size int, opts ...ants.Option) (parentPool, func())
+	// buffers is set if WithQueueSize in opts gives the pool a task buffer
+	// that accepts tasks when every worker is busy.
+	buffers bool
+}
+
+// parentKinds are the pools the tests run on. Each kind is one entry.
+var parentKinds = []parentKind{
+	{name: "Pool", buffers: true, new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
+		p := newGroupPool(t, size, opts...)
+		return p, p.Release
+	}},
+	{name: "MultiPool", buffers: true, new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
+		// Two sub-pools of size: a task held in one leaves room in it, since a
+		// round-robin multi-pool waits for the sub-pool it picked.
+		mp, err := ants.NewMultiPool(2, size, ants.RoundRobin, opts...)
+		require.NoError(t, err)
+		t.Cleanup(func() { mp.Reboot(); assert.NoError(t, mp.ReleaseTimeout(long)) })
+		return mp, releaseWithoutWaiting(mp)
+	}},
+}
+
+// forEachParent runs test once per parent kind, as a subtest named for it.
+func forEachParent(t *testing.T, test func(t *testing.T, k parentKind)) {
+	t.Helper()
+	for _, k := range parentKinds {
+		t.Run(k.name, func(t *testing.T) { test(t, k) })
+	}
+}
+
+// forEachBufferingParent is forEachParent for the kinds with a task buffer.
+func forEachBufferingParent(t *testing.T, test func(t *testing.T, k parentKind)) {
+	t.Helper()
+	for _, k := range parentKinds {
+		if k.buffers {
+			t.Run(k.name, func(t *testing.T) { test(t, k) })
+		}
+	}
+}
+
+// refusing is a Submitter that refuses the submissions its refuse func
+// picks, by their number from 0, and passes the others to its pool; it
+// counts its submissions and the most of its tasks that ran at once.
+type refusing struct {
+	ants.Submitter
+	refuse func(n int) error
+
+	calls   atomic.Int32
+	running atomic.Int32
+	maxRun  atomic.Int32
+}
+
+func (r *refusing) SubmitContext(ctx context.Context, task func()) error {
+	n := int(r.calls.Add(1) - 1)
+	if r.refuse != nil {
+		if err := r.refuse(n); err != nil {
+			return err
+		}
+	}
+	return r.Submitter.SubmitContext(ctx, func() {
+		now := r.running.Add(1)
+		for {
+			m := r.maxRun.Load()
+			if now <= m || r.maxRun.CompareAndSwap(m, now) {
+				break
+			}
+		}
+		defer r.running.Add(-1)
+		task()
+	})
+}
+
+func TestNilSubmitterPanics(t *testing.T) {
+	for name, build := range map[string]func(){
+		"Go":        func() { ants.Go(context.Background(), nil, func() (int, error) { return 0, nil }) },
+		"NewStream": func() { ants.NewStream(nil) },
+		"NewKeyed":  func() { ants.NewKeyed[string](nil) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.PanicsWithValue(t, "ants: nil Submitter", build)
+		})
+	}
+}
