@@ -1,9 +1,11 @@
 package ants_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,6 +161,60 @@ func BenchmarkSubmitParallel(b *testing.B) {
 		}
 	})
 	wg.Wait()
+}
+
+// BenchmarkFuture is BenchmarkSubmit through Go: the difference is the
+// cost of the Future.
+func BenchmarkFuture(b *testing.B) {
+	eachShape(b, func(b *testing.B, capacity, n int) {
+		p, _ := ants.NewPool(capacity)
+		defer releasePool(b, p)
+		var wg sync.WaitGroup
+		fn := func() (struct{}, error) { wg.Done(); return struct{}{}, nil }
+		ctx := context.Background()
+		// With a Background ctx and an open pool, Go is never refused, so
+		// every fn runs and marks itself done.
+		runSubmitters(b, n, &wg, func() error { ants.Go(ctx, p, fn); return nil })
+	})
+}
+
+// BenchmarkKeyedSubmit is BenchmarkSubmit through a Keyed. With
+// keys=distinct every submit finds its key idle and submits a runner to the
+// pool; with keys=1 the submits queue behind one key's runner, which runs
+// them all on one worker.
+func BenchmarkKeyedSubmit(b *testing.B) {
+	for _, keys := range []string{"distinct", "1"} {
+		b.Run("keys="+keys, func(b *testing.B) {
+			eachShape(b, func(b *testing.B, capacity, n int) {
+				p, _ := ants.NewPool(capacity)
+				defer releasePool(b, p)
+				k := ants.NewKeyed[uint64](p)
+				var wg sync.WaitGroup
+				task := func() { wg.Done() }
+				var next atomic.Uint64
+				key := func() uint64 { return next.Add(1) }
+				if keys == "1" {
+					key = func() uint64 { return 0 }
+				}
+				runSubmitters(b, n, &wg, func() error { return k.Submit(key(), task) })
+			})
+		})
+	}
+}
+
+// BenchmarkStream is BenchmarkSubmit through a Stream, with a nil callback.
+func BenchmarkStream(b *testing.B) {
+	eachShape(b, func(b *testing.B, capacity, n int) {
+		p, _ := ants.NewPool(capacity)
+		defer releasePool(b, p)
+		s := ants.NewStream(p)
+		var wg sync.WaitGroup
+		task := func() func() { wg.Done(); return nil }
+		runSubmitters(b, n, &wg, func() error { s.Go(task); return nil })
+		if err := s.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkStats measures reading the counters while tasks run.

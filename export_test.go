@@ -86,3 +86,11 @@ const StreamWindow = streamWindow
 // KeyedQueueLimit is the number of tasks queued behind a key's running task
 // past which Keyed.Submit waits.
 const KeyedQueueLimit = keyedQueueLimit
+
+// KeyedFootprint reports what an idle Keyed still holds: the most keys its
+// map has held since it was last made, and the key states kept for reuse.
+func KeyedFootprint[K comparable](k *Keyed[K]) (peak, free int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.peak, len(k.free)
+}

@@ -644,17 +644,7 @@ func TestResultGroupTryGoThatReturnsFalseLeavesNoPhantomResult(t *testing.T) {
 			want += n
 		}
 		require.Equal(t, want, len(results), "one result per Go and per TryGo that returned true")
-		var seen [callers]int
-		last := [callers]int{}
-		for i := range last {
-			last[i] = -1
-		}
-		for _, v := range results {
-			c, i := v/per, v%per
-			assert.Greater(t, i, last[c], "caller %d: results out of order", c)
-			last[c] = i
-			seen[c]++
-		}
-		assert.Equal(t, counted, seen, "one result per Go and per TryGo that returned true")
+		seen := assertOrderPerSource(t, results, per, callers)
+		assert.Equal(t, counted[:], seen, "one result per Go and per TryGo that returned true")
 	})
 }

@@ -110,8 +110,9 @@ func (k *Keyed[K]) Submit(key K, task func()) error {
 //
 // When it returns nil, task runs exactly once, even if the pool is released
 // in the meantime; a panic in task is reported by Wait and does not stop the
-// key's later tasks. A nil task returns ErrNilTask, and a nil ctx is taken
-// as context.Background().
+// key's later tasks. A ctx already done returns ctx.Err() at once, as the
+// pool's SubmitContext does; a nil task returns ErrNilTask, and a nil ctx is
+// taken as context.Background().
 //
 // Cost: beside the pool's own, no allocation once warmed up, except to grow
 // a key's queue or the map of keys.
@@ -121,6 +122,8 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	} else if err := ctx.Err(); err != nil {
+		return err
 	}
 	k.mu.Lock()
 	for {

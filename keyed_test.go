@@ -16,25 +16,6 @@ import (
 // waitKeyed returns a channel that delivers the result of k.Wait.
 func waitKeyed[K comparable](k *ants.Keyed[K]) <-chan error { return async(k.Wait) }
 
-// keyLog records the tasks of one key. It is not safe for concurrent use on
-// purpose: the race detector and the busy flag catch two tasks of a key at
-// once.
-type keyLog struct {
-	busy atomic.Bool
-	got  []int
-}
-
-// task returns a task that appends v to the log.
-func (l *keyLog) task(t *testing.T, v int) func() {
-	return func() {
-		if !l.busy.CompareAndSwap(false, true) {
-			t.Errorf("task %d ran while another task of its key was running", v)
-		}
-		l.got = append(l.got, v)
-		l.busy.Store(false)
-	}
-}
-
 // holdKey submits a task for key that waits for l, and waits until it runs.
 func holdKey[K comparable](t *testing.T, k *ants.Keyed[K], key K, l *gate) {
 	t.Helper()
@@ -51,9 +32,9 @@ func testKeyed(t *testing.T, kind parentKind) {
 	t.Run("the tasks of a key run one at a time, in the order of Submit", func(t *testing.T) {
 		p, _ := kind.new(t, 4)
 		k := ants.NewKeyed[string](p)
-		var log keyLog
+		log := newOrderLog(t)
 		for i := range 1000 {
-			require.NoError(t, k.Submit("a", log.task(t, i)))
+			require.NoError(t, k.Submit("a", log.put(i)))
 		}
 		require.NoError(t, recv(t, waitKeyed(k), "Wait"))
 		assert.Equal(t, upTo(1000), log.got)
@@ -80,9 +61,9 @@ func testKeyed(t *testing.T, kind parentKind) {
 		k := ants.NewKeyed[string](r)
 		l := newGate(t)
 		holdKey(t, k, "a", l)
-		var log keyLog
+		log := newOrderLog(t)
 		for i := range 100 {
-			assert.NoError(t, submitNow(t, func(task func()) error { return k.Submit("a", task) }, log.task(t, i)))
+			assert.NoError(t, submitNow(t, func(task func()) error { return k.Submit("a", task) }, log.put(i)))
 		}
 		assert.Equal(t, 1, k.Keys())
 		// Another key still gets a worker.
@@ -101,10 +82,10 @@ func testKeyed(t *testing.T, kind parentKind) {
 		k := ants.NewKeyed[string](p)
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
-		var log keyLog
-		first := async(func() error { return k.Submit("a", log.task(t, 0)) })
+		log := newOrderLog(t)
+		first := async(func() error { return k.Submit("a", log.put(0)) })
 		waitWaiting(t, p, 1)
-		second := async(func() error { return k.Submit("a", log.task(t, 1)) })
+		second := async(func() error { return k.Submit("a", log.put(1)) })
 		assertNoRecv(t, first, "Submit returning while the pool is full")
 		assertNoRecv(t, second, "a second Submit of a starting key returning")
 		assert.Equal(t, 1, k.Keys(), "a key waiting for the pool counts")
@@ -125,6 +106,7 @@ func testKeyed(t *testing.T, kind parentKind) {
 		byCtx := async(func() error { return k.SubmitContext(ctx, "a", func() { ran.Add(1) }) })
 		waitWaiting(t, p, 1)
 		behind := async(func() error { return k.Submit("a", func() { ran.Add(1) }) })
+		assertNoRecv(t, behind, "a Submit of a key whose first task waits for the pool returning")
 		cancel()
 		assert.ErrorIs(t, recv(t, byCtx, "SubmitContext to give up"), context.Canceled)
 		// The Submit that waited behind it now starts the key itself.
@@ -143,13 +125,15 @@ func testKeyed(t *testing.T, kind parentKind) {
 		k := ants.NewKeyed[string](p)
 		l := newGate(t)
 		holdKey(t, k, "a", l)
-		var log keyLog
+		log := newOrderLog(t)
 		for i := range 50 {
-			require.NoError(t, k.Submit("a", log.task(t, i)))
+			require.NoError(t, k.Submit("a", log.put(i)))
 		}
+		assert.ErrorIs(t, k.SubmitContext(cancelledContext(), "a", log.put(-1)), context.Canceled,
+			"a ctx already done, even for a busy key with room")
 		release()
 		for i := 50; i < 100; i++ {
-			require.NoError(t, k.Submit("a", log.task(t, i)), "a busy key queues on a released pool")
+			require.NoError(t, k.Submit("a", log.put(i)), "a busy key queues on a released pool")
 		}
 		assert.ErrorIs(t, k.Submit("b", func() {}), ants.ErrPoolClosed, "an idle key needs the pool")
 		l.open()
@@ -162,11 +146,11 @@ func testKeyed(t *testing.T, kind parentKind) {
 		var handled atomic.Int32
 		p, _ := kind.new(t, 2, ants.WithPanicHandler(func(any) { handled.Add(1) }))
 		k := ants.NewKeyed[string](p)
-		var log keyLog
+		log := newOrderLog(t)
 		require.NoError(t, k.Submit("a", func() { panic("first") }))
-		require.NoError(t, k.Submit("a", log.task(t, 1)))
+		require.NoError(t, k.Submit("a", log.put(1)))
 		require.NoError(t, k.Submit("a", func() { panic("second") }))
-		require.NoError(t, k.Submit("a", log.task(t, 3)))
+		require.NoError(t, k.Submit("a", log.put(3)))
 		err := recv(t, waitKeyed(k), "Wait")
 		var pe *ants.PanicError
 		require.ErrorAs(t, err, &pe)
@@ -232,14 +216,14 @@ func TestKeyedQueueBound(t *testing.T) {
 		k := ants.NewKeyed[string](p)
 		l := newGate(t)
 		holdKey(t, k, "a", l)
-		var log keyLog
+		log := newOrderLog(t)
 		for i := range ants.KeyedQueueLimit {
-			require.NoError(t, k.Submit("a", log.task(t, i)))
+			require.NoError(t, k.Submit("a", log.put(i)))
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		var abandonedRan atomic.Int32
 		abandoned := async(func() error { return k.SubmitContext(ctx, "a", func() { abandonedRan.Add(1) }) })
-		blocked := async(func() error { return k.Submit("a", log.task(t, ants.KeyedQueueLimit)) })
+		blocked := async(func() error { return k.Submit("a", log.put(ants.KeyedQueueLimit)) })
 		assertNoRecv(t, blocked, "Submit returning with the key's queue full")
 		assertNoRecv(t, abandoned, "SubmitContext returning with the key's queue full")
 
@@ -273,10 +257,10 @@ func TestKeyedManySubmitters(t *testing.T) {
 		p, _ := kind.new(t, 4)
 		r := &refusing{Submitter: p}
 		k := ants.NewKeyed[string](r)
-		var logs sync.Map // key -> *keyLog
-		logOf := func(key string) *keyLog {
-			l, _ := logs.LoadOrStore(key, new(keyLog))
-			return l.(*keyLog)
+		var logs sync.Map // key -> *orderLog
+		logOf := func(key string) *orderLog {
+			l, _ := logs.LoadOrStore(key, newOrderLog(t))
+			return l.(*orderLog)
 		}
 		var wg sync.WaitGroup
 		for g := range submitters {
@@ -288,7 +272,7 @@ func TestKeyedManySubmitters(t *testing.T) {
 					if i%2 == 1 {
 						key = fmt.Sprintf("own-%d-%d", g, i%7)
 					}
-					if err := k.Submit(key, logOf(key).task(t, g*per+i)); err != nil {
+					if err := k.Submit(key, logOf(key).put(g*per+i)); err != nil {
 						t.Error(err)
 					}
 				}
@@ -301,18 +285,45 @@ func TestKeyedManySubmitters(t *testing.T) {
 
 		total := 0
 		logs.Range(func(key, l any) bool {
-			last := make([]int, submitters)
-			for i := range last {
-				last[i] = -1
-			}
-			for _, v := range l.(*keyLog).got {
-				g, i := v/per, v%per
-				assert.Greater(t, i, last[g], "key %s: submitter %d's tasks out of order", key, g)
-				last[g] = i
-				total++
+			for _, n := range assertOrderPerSource(t, l.(*orderLog).got, per, submitters) {
+				total += n
 			}
 			return true
 		})
 		assert.Equal(t, submitters*per, total, "every task exactly once")
+	})
+}
+
+// Thousands of keys busy at once (their runners waiting in the pool's task
+// buffer) leave nothing but a bounded number of reusable key states once
+// they are idle: the map that held them is replaced.
+func TestKeyedManyBusyKeysCostNothingOnceIdle(t *testing.T) {
+	forEachBufferingParent(t, func(t *testing.T, kind parentKind) {
+		const keys = 3000
+		p, _ := kind.new(t, 1, ants.WithQueueSize(keys))
+		l := newGate(t)
+		occupyPool(t, p, l, p.Cap())
+		k := ants.NewKeyed[int](p)
+		var log [keys]*orderLog
+		for i := range keys {
+			log[i] = newOrderLog(t)
+			require.NoError(t, submitNow(t, func(task func()) error { return k.Submit(i, task) }, log[i].put(0)))
+			require.NoError(t, k.Submit(i, log[i].put(1)))
+		}
+		assert.Equal(t, keys, k.Keys())
+		l.open()
+		require.NoError(t, recv(t, waitKeyed(k), "Wait"))
+		assert.Zero(t, k.Keys())
+		peak, free := ants.KeyedFootprint(k)
+		assert.Zero(t, peak, "the map of keys was not replaced")
+		assert.LessOrEqual(t, free, 256, "key states kept for reuse")
+		for i := range keys {
+			require.Equal(t, []int{0, 1}, log[i].got, "key %d", i)
+		}
+
+		done := make(chan struct{}, 1)
+		require.NoError(t, k.Submit(7, notify(done)), "a Keyed is usable once idle")
+		recv(t, done, "the task")
+		require.NoError(t, recv(t, waitKeyed(k), "Wait"))
 	})
 }

@@ -99,6 +99,49 @@ func (r *refusing) SubmitContext(ctx context.Context, task func()) error {
 	})
 }
 
+// orderLog records the values its funcs put, in the order they run. It is
+// not safe for concurrent use, on purpose: the race detector and the busy
+// flag catch two of its funcs running at once, where the code under test
+// promises one at a time.
+type orderLog struct {
+	t    *testing.T
+	busy atomic.Bool
+	got  []int
+}
+
+func newOrderLog(t *testing.T) *orderLog { return &orderLog{t: t} }
+
+// put returns a func that appends v.
+func (l *orderLog) put(v int) func() {
+	return func() {
+		if !l.busy.CompareAndSwap(false, true) {
+			l.t.Errorf("%d was put while another put ran", v)
+		}
+		l.got = append(l.got, v)
+		l.busy.Store(false)
+	}
+}
+
+// assertOrderPerSource checks values made as source*per+i by sources
+// sources, each counting i up: every source's values must come in the order
+// it made them. It returns how many values each source has.
+func assertOrderPerSource(t *testing.T, values []int, per, sources int) []int {
+	t.Helper()
+	last := make([]int, sources)
+	counts := make([]int, sources)
+	for i := range last {
+		last[i] = -1
+	}
+	for _, v := range values {
+		src, i := v/per, v%per
+		require.Less(t, src, sources, "value %d from no source", v)
+		assert.Greater(t, i, last[src], "source %d: %d came after %d", src, i, last[src])
+		last[src] = i
+		counts[src]++
+	}
+	return counts
+}
+
 func TestNilSubmitterPanics(t *testing.T) {
 	for name, build := range map[string]func(){
 		"Go":        func() { ants.Go(context.Background(), nil, func() (int, error) { return 0, nil }) },

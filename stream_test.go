@@ -12,26 +12,6 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// sink is what the callbacks of a stream write to. It is not safe for
-// concurrent use on purpose: the race detector and the busy flag catch two
-// callbacks at once.
-type sink struct {
-	t    *testing.T
-	busy atomic.Bool
-	got  []int
-}
-
-// put returns a callback that appends v.
-func (s *sink) put(v int) func() {
-	return func() {
-		if !s.busy.CompareAndSwap(false, true) {
-			s.t.Errorf("callback %d ran while another callback was running", v)
-		}
-		s.got = append(s.got, v)
-		s.busy.Store(false)
-	}
-}
-
 // waitStream returns a channel that delivers the result of s.Wait.
 func waitStream(s *ants.Stream) <-chan error { return async(s.Wait) }
 
@@ -53,7 +33,7 @@ func testStream(t *testing.T, k parentKind) {
 		const n = 6
 		p, _ := k.new(t, n)
 		s := ants.NewStream(p)
-		out := &sink{t: t}
+		out := newOrderLog(t)
 		// Task i finishes only after task i+1 has: the last one first.
 		finished := make([]chan struct{}, n+1)
 		for i := range finished {
@@ -80,7 +60,7 @@ func testStream(t *testing.T, k parentKind) {
 		const n = 2000
 		p, _ := k.new(t, 4)
 		s := ants.NewStream(p)
-		out := &sink{t: t}
+		out := newOrderLog(t)
 		for i := range n {
 			s.Go(func() func() { return out.put(i) })
 		}
@@ -92,7 +72,7 @@ func testStream(t *testing.T, k parentKind) {
 		const goroutines, per = 8, 200
 		p, _ := k.new(t, 4)
 		s := ants.NewStream(p)
-		out := &sink{t: t}
+		out := newOrderLog(t)
 		var wg sync.WaitGroup
 		for g := range goroutines {
 			wg.Add(1)
@@ -105,22 +85,16 @@ func testStream(t *testing.T, k parentKind) {
 		}
 		wg.Wait()
 		require.NoError(t, recv(t, waitStream(s), "Wait"))
-		require.Len(t, out.got, goroutines*per)
-		last := make([]int, goroutines)
-		for i := range last {
-			last[i] = -1
-		}
-		for _, v := range out.got {
-			g, i := v/per, v%per
-			assert.Greater(t, i, last[g], "goroutine %d: its Go calls' callbacks out of order", g)
-			last[g] = i
+		counts := assertOrderPerSource(t, out.got, per, goroutines)
+		for g, n := range counts {
+			assert.Equal(t, per, n, "goroutine %d: callbacks run", g)
 		}
 	})
 
 	t.Run("a nil callback is skipped and a nil task keeps its place with ErrNilTask", func(t *testing.T) {
 		p, _ := k.new(t, 2)
 		s := ants.NewStream(p)
-		out := &sink{t: t}
+		out := newOrderLog(t)
 		var ran atomic.Int32
 		s.Go(func() func() { return out.put(0) })
 		s.Go(func() func() { ran.Add(1); return nil })
@@ -135,7 +109,7 @@ func testStream(t *testing.T, k parentKind) {
 		var handled atomic.Int32
 		p, _ := k.new(t, 2, ants.WithPanicHandler(func(any) { handled.Add(1) }))
 		s := ants.NewStream(p)
-		out := &sink{t: t}
+		out := newOrderLog(t)
 		s.Go(func() func() { return out.put(0) })
 		s.Go(func() func() { panic("task boom") })
 		s.Go(func() func() { return out.put(2) })
@@ -151,7 +125,7 @@ func testStream(t *testing.T, k parentKind) {
 	t.Run("a panicking callback is reported, the later callbacks still run, and Wait keeps the first", func(t *testing.T) {
 		p, _ := k.new(t, 2)
 		s := ants.NewStream(p)
-		out := &sink{t: t}
+		out := newOrderLog(t)
 		s.Go(func() func() { return out.put(0) })
 		s.Go(func() func() { return func() { panic("callback boom") } })
 		s.Go(func() func() { return out.put(2) })
@@ -178,7 +152,7 @@ func testStream(t *testing.T, k parentKind) {
 			return nil
 		}}
 		s := ants.NewStream(r)
-		out := &sink{t: t}
+		out := newOrderLog(t)
 		var want []int
 		for i := range 30 {
 			s.Go(func() func() { return out.put(i) })
@@ -237,7 +211,7 @@ func TestStreamSlowFirstTaskBoundsMemory(t *testing.T) {
 	forEachParent(t, func(t *testing.T, k parentKind) {
 		p, _ := k.new(t, 4)
 		s := ants.NewStream(p)
-		out := &sink{t: t}
+		out := newOrderLog(t)
 		l := newGate(t)
 		started := make(chan struct{}, 1)
 		held := l.task(started)
