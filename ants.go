@@ -18,10 +18,11 @@
 // and a bare channel of workers 65-140 ns. Invoke and the generic Invoke
 // allocate nothing per task, Submit nothing beyond the caller's closure, and
 // Stats adds no measurable cost. Go adds two allocations (the Future and
-// the task's closure) and a Stream's Go two (its place in the order and the
-// closure); Keyed.Submit allocates nothing once warmed up, and costs about as
-// much as Submit for an idle key and a fraction of it for a busy one, whose
-// task is queued behind the running one.
+// the task's closure, about 110 bytes) and a Stream's Go two (its place in
+// the order and the closure); each costs a few hundred ns more than Submit.
+// Keyed.Submit allocates nothing once warmed up; for an idle key it costs a
+// few hundred ns more than Submit, and for a busy key, whose task only joins
+// the key's queue, about 100 ns.
 //
 // Differences from ants that a program could notice: importing the package
 // starts no goroutine, and an idle pool holds none; Submit(nil) returns

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -619,24 +618,16 @@ func TestResultGroupTryGoThatReturnsFalseLeavesNoPhantomResult(t *testing.T) {
 		p := newGroupPool(t, 2)
 		g := ants.NewResultGroup[int](p)
 		var counted [callers]int
-		var wg sync.WaitGroup
-		for c := range callers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range per {
-					v := c*per + i
-					task := func() (int, error) { return v, nil }
-					if i%2 == 0 {
-						g.Go(task)
-						counted[c]++
-					} else if g.TryGo(task) {
-						counted[c]++
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		fromSources(callers, per, func(c, i int) {
+			v := c*per + i
+			task := func() (int, error) { return v, nil }
+			if i%2 == 0 {
+				g.Go(task)
+				counted[c]++
+			} else if g.TryGo(task) {
+				counted[c]++
+			}
+		})
 		results, err := g.Wait()
 		require.NoError(t, err)
 		want := 0

@@ -262,23 +262,15 @@ func TestKeyedManySubmitters(t *testing.T) {
 			l, _ := logs.LoadOrStore(key, newOrderLog(t))
 			return l.(*orderLog)
 		}
-		var wg sync.WaitGroup
-		for g := range submitters {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range per {
-					key := fmt.Sprintf("shared-%d", i%shared)
-					if i%2 == 1 {
-						key = fmt.Sprintf("own-%d-%d", g, i%7)
-					}
-					if err := k.Submit(key, logOf(key).put(g*per+i)); err != nil {
-						t.Error(err)
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		fromSources(submitters, per, func(g, i int) {
+			key := fmt.Sprintf("shared-%d", i%shared)
+			if i%2 == 1 {
+				key = fmt.Sprintf("own-%d-%d", g, i%7)
+			}
+			if err := k.Submit(key, logOf(key).put(g*per+i)); err != nil {
+				t.Error(err)
+			}
+		})
 		require.NoError(t, recv(t, waitKeyed(k), "Wait"))
 		assert.Zero(t, k.Keys())
 		assert.LessOrEqual(t, int(r.maxRun.Load()), p.Cap())

@@ -2,6 +2,7 @@ package ants_test
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -140,6 +141,22 @@ func assertOrderPerSource(t *testing.T, values []int, per, sources int) []int {
 		counts[src]++
 	}
 	return counts
+}
+
+// fromSources calls f(src, i) for i from 0 to per-1 on each of sources new
+// goroutines, src numbering them, and waits for them all.
+func fromSources(sources, per int, f func(src, i int)) {
+	var wg sync.WaitGroup
+	for src := range sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range per {
+				f(src, i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func TestNilSubmitterPanics(t *testing.T) {

@@ -2,7 +2,6 @@ package ants_test
 
 import (
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -73,17 +72,9 @@ func testStream(t *testing.T, k parentKind) {
 		p, _ := k.new(t, 4)
 		s := ants.NewStream(p)
 		out := newOrderLog(t)
-		var wg sync.WaitGroup
-		for g := range goroutines {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range per {
-					s.Go(func() func() { return out.put(g*per + i) })
-				}
-			}()
-		}
-		wg.Wait()
+		fromSources(goroutines, per, func(g, i int) {
+			s.Go(func() func() { return out.put(g*per + i) })
+		})
 		require.NoError(t, recv(t, waitStream(s), "Wait"))
 		counts := assertOrderPerSource(t, out.got, per, goroutines)
 		for g, n := range counts {
