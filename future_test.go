@@ -128,15 +128,6 @@ func testFuture(t *testing.T, k parentKind) {
 		recv(t, f.Done(), "the future to be done at once")
 		_, err := f.Wait()
 		assert.ErrorIs(t, err, ants.ErrPoolClosed)
-
-		q, _ := k.new(t, 1, ants.WithNonblocking(true))
-		l := newGate(t)
-		occupyPool(t, q, l, q.Cap())
-		f = ants.Go(context.Background(), q, counted(&ran, 5))
-		recv(t, f.Done(), "the future to be done at once")
-		_, err = f.Wait()
-		assert.ErrorIs(t, err, ants.ErrPoolOverload)
-		l.open()
 		assert.Zero(t, ran.Load())
 	})
 
@@ -170,8 +161,22 @@ func testFuture(t *testing.T, k parentKind) {
 	})
 }
 
+func TestFutureRefusedByAFullNonblockingPool(t *testing.T) {
+	forEachParentWithOwnOptions(t, func(t *testing.T, k parentKind) {
+		p, _ := k.new(t, 1, ants.WithNonblocking(true))
+		l := newGate(t)
+		occupyPool(t, p, l, p.Cap())
+		var ran atomic.Int32
+		f := ants.Go(context.Background(), p, counted(&ran, 5))
+		recv(t, f.Done(), "the future to be done at once")
+		_, err := f.Wait()
+		assert.ErrorIs(t, err, ants.ErrPoolOverload)
+		assert.Zero(t, ran.Load())
+	})
+}
+
 func TestFutureSkipsFnWhenCtxEndsWhileBuffered(t *testing.T) {
-	forEachBufferingParent(t, func(t *testing.T, k parentKind) {
+	forEachParentWithOwnOptions(t, func(t *testing.T, k parentKind) {
 		p, _ := k.new(t, 1, ants.WithQueueSize(1))
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())

@@ -290,7 +290,7 @@ func TestKeyedManySubmitters(t *testing.T) {
 // buffer) leave nothing but a bounded number of reusable key states once
 // they are idle: the map that held them is replaced.
 func TestKeyedManyBusyKeysCostNothingOnceIdle(t *testing.T) {
-	forEachBufferingParent(t, func(t *testing.T, kind parentKind) {
+	forEachParentWithOwnOptions(t, func(t *testing.T, kind parentKind) {
 		const keys = 3000
 		p, _ := kind.new(t, 1, ants.WithQueueSize(keys))
 		l := newGate(t)

@@ -29,18 +29,21 @@ type parentKind struct {
 	// waiting. The pool is released, its goroutines gone, when the test
 	// ends.
 	new func(t *testing.T, size int, opts ...ants.Option) (parentPool, func())
-	// buffers is set if WithQueueSize in opts gives the pool a task buffer
-	// that accepts tasks when every worker is busy.
-	buffers bool
+	// ownOptions is set if the options given to new shape how the pool
+	// itself takes tasks: WithQueueSize gives it a buffer that accepts tasks
+	// while every worker is busy, WithNonblocking makes it refuse them. A
+	// kind that passes opts to a parent, under a limit of its own, has it
+	// unset; the tests that need it skip that kind.
+	ownOptions bool
 }
 
 // parentKinds are the pools the tests run on. Each kind is one entry.
 var parentKinds = []parentKind{
-	{name: "Pool", buffers: true, new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
+	{name: "Pool", ownOptions: true, new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
 		p := newGroupPool(t, size, opts...)
 		return p, p.Release
 	}},
-	{name: "MultiPool", buffers: true, new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
+	{name: "MultiPool", ownOptions: true, new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
 		// Two sub-pools of size: a task held in one leaves room in it, since a
 		// round-robin multi-pool waits for the sub-pool it picked.
 		mp, err := ants.NewMultiPool(2, size, ants.RoundRobin, opts...)
@@ -58,11 +61,12 @@ func forEachParent(t *testing.T, test func(t *testing.T, k parentKind)) {
 	}
 }
 
-// forEachBufferingParent is forEachParent for the kinds with a task buffer.
-func forEachBufferingParent(t *testing.T, test func(t *testing.T, k parentKind)) {
+// forEachParentWithOwnOptions is forEachParent for the kinds with
+// ownOptions.
+func forEachParentWithOwnOptions(t *testing.T, test func(t *testing.T, k parentKind)) {
 	t.Helper()
 	for _, k := range parentKinds {
-		if k.buffers {
+		if k.ownOptions {
 			t.Run(k.name, func(t *testing.T) { test(t, k) })
 		}
 	}
