@@ -75,9 +75,9 @@ type keyQueue[K comparable] struct {
 	// Submits for the key wait too, since if the pool refuses it there is
 	// no runner to run what they would queue.
 	starting bool
-	// gen changes each time the keyQueue is recycled, so that the Submit
-	// that started a key can tell whether the queue it holds is still that
-	// key's.
+	// gen changes each time the key goes idle (and the keyQueue is dropped
+	// or recycled), so that the Submit that started the key can tell
+	// whether the queue it holds is still that key's.
 	gen uint64
 	// wake, when not nil, is closed to wake the Submits waiting for this key
 	// to start or for room in its queue; they then look the key up afresh.
