@@ -7,7 +7,9 @@
 // of import path. On top of that it adds context-aware and non-waiting
 // submission (SubmitContext, TrySubmit), groups that wait for their tasks and
 // return the first error or typed results (Group, ResultGroup), a task buffer
-// (WithQueueSize), and counters (Stats).
+// (WithQueueSize), and counters (Stats). Futures (Go), ordered streams
+// (Stream) and per-key order (Keyed) run on any pool, so that one bounded
+// pool can serve a whole program.
 //
 // What it costs, measured on a 2-core machine (BENCHMARKS.md): handing a
 // no-op task to a worker takes about 250-350 ns without a task buffer, since
@@ -15,7 +17,12 @@
 // where busy workers drain the buffer without parking; ants takes 500-1000 ns
 // and a bare channel of workers 65-140 ns. Invoke and the generic Invoke
 // allocate nothing per task, Submit nothing beyond the caller's closure, and
-// Stats adds no measurable cost.
+// Stats adds no measurable cost. Go adds two allocations (the Future and
+// the task's closure, about 110 bytes) and a Stream's Go two (its place in
+// the order and the closure); each costs a few hundred ns more than Submit.
+// Keyed.Submit allocates nothing once warmed up; for an idle key it costs a
+// few hundred ns more than Submit, and for a busy key, whose task only joins
+// the key's queue, about 100 ns.
 //
 // Differences from ants that a program could notice: importing the package
 // starts no goroutine, and an idle pool holds none; Submit(nil) returns

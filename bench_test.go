@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -305,6 +306,58 @@ func BenchmarkSubmitParallel(b *testing.B) {
 	wg.Wait()
 }
 
+// BenchmarkFuture is BenchmarkSubmit through Go: the difference is the
+// cost of the Future.
+func BenchmarkFuture(b *testing.B) {
+	eachShape(b, func(b *testing.B, capacity int, task func()) benchPool {
+		p := newPool(false)(b, capacity).(*ants.Pool)
+		fn := func() (struct{}, error) { task(); return struct{}{}, nil }
+		ctx := context.Background()
+		// With a Background ctx and an open pool, Go is never refused, so
+		// every fn runs and marks itself done.
+		return benchPool{submit: func() error { ants.Go(ctx, p, fn); return nil }, pool: p}
+	})
+}
+
+// BenchmarkKeyedSubmit is BenchmarkSubmit through a Keyed. With
+// keys=distinct every submit finds its key idle and submits a runner to the
+// pool; with keys=1 the submits queue behind one key's runner, which runs
+// them all on one worker.
+func BenchmarkKeyedSubmit(b *testing.B) {
+	for _, keys := range []string{"distinct", "1"} {
+		b.Run("keys="+keys, func(b *testing.B) {
+			eachShape(b, func(b *testing.B, capacity int, task func()) benchPool {
+				p := newPool(false)(b, capacity).(*ants.Pool)
+				k := ants.NewKeyed[uint64](p)
+				var next atomic.Uint64
+				key := func() uint64 { return next.Add(1) }
+				if keys == "1" {
+					key = func() uint64 { return 0 }
+				}
+				return benchPool{submit: func() error { return k.Submit(key(), task) }, pool: p}
+			})
+		})
+	}
+}
+
+// BenchmarkStream is BenchmarkSubmit through a Stream, with a nil callback.
+func BenchmarkStream(b *testing.B) {
+	eachShape(b, func(b *testing.B, capacity int, task func()) benchPool {
+		p := newPool(false)(b, capacity).(*ants.Pool)
+		s := ants.NewStream(p)
+		fn := func() func() { task(); return nil }
+		release := releaseFunc(func(d time.Duration) error {
+			return errors.Join(s.Wait(), p.ReleaseTimeout(d))
+		})
+		return benchPool{submit: func() error { s.Go(fn); return nil }, pool: release}
+	})
+}
+
+// releaseFunc is a releaser made of a function.
+type releaseFunc func(d time.Duration) error
+
+func (f releaseFunc) ReleaseTimeout(d time.Duration) error { return f(d) }
+
 // BenchmarkStats measures reading the counters while tasks run.
 func BenchmarkStats(b *testing.B) {
 	p, _ := ants.NewPool(1000)
@@ -323,17 +376,13 @@ func BenchmarkStats(b *testing.B) {
 //	go run golang.org/x/perf/cmd/benchstat@latest -col .name sub.txt
 func BenchmarkSubpoolSubmit(b *testing.B) {
 	eachShape(b, func(b *testing.B, capacity int, task func()) benchPool {
-		p := newPool(false)(b, capacity)
-		s := ants.NewSubpool(p.(*ants.Pool), capacity)
-		return benchPool{submit: func() error { return s.Submit(task) }, pool: poolPair{s, p}}
+		p := newPool(false)(b, capacity).(*ants.Pool)
+		s := ants.NewSubpool(p, capacity)
+		release := releaseFunc(func(d time.Duration) error {
+			return errors.Join(s.ReleaseTimeout(d), p.ReleaseTimeout(d))
+		})
+		return benchPool{submit: func() error { return s.Submit(task) }, pool: release}
 	})
-}
-
-// poolPair releases a sub-pool, then its parent.
-type poolPair [2]releaser
-
-func (pp poolPair) ReleaseTimeout(d time.Duration) error {
-	return errors.Join(pp[0].ReleaseTimeout(d), pp[1].ReleaseTimeout(d))
 }
 
 // inlineSubmitter runs each task in SubmitContext itself: a parent that

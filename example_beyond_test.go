@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -141,4 +142,82 @@ func ExampleNewSubpool() {
 	// at most 2 at once: true
 	// submitted 10, completed 10
 	// sub-pool closed: true pool closed: false
+}
+
+// Go runs a task on a pool and returns a Future; Wait blocks for its typed
+// result, and Done suits a select.
+func ExampleGo() {
+	p, _ := ants.NewPool(2)
+	defer p.ReleaseTimeout(time.Second)
+
+	ctx := context.Background()
+	size := ants.Go(ctx, p, func() (int, error) { return len("hello, world"), nil })
+	owner := ants.Go(ctx, p, func() (string, error) { return "", errors.New("owner: not found") })
+
+	n, err := size.Wait()
+	fmt.Println(n, err)
+	select {
+	case <-owner.Done():
+		_, err := owner.Wait() // returns at once
+		fmt.Println(err)
+	case <-time.After(time.Second):
+		fmt.Println("timed out")
+	}
+	// Output:
+	// 12 <nil>
+	// owner: not found
+}
+
+// A Stream runs its tasks concurrently and their callbacks one at a time,
+// in the order of Go, so the callbacks can write to a plain slice or an
+// io.Writer.
+func ExampleNewStream() {
+	p, _ := ants.NewPool(4)
+	defer p.ReleaseTimeout(time.Second)
+
+	s := ants.NewStream(p)
+	var lines []string // written by the callbacks only
+	for _, word := range []string{"stream", "of", "ordered", "results"} {
+		s.Go(func() func() {
+			n := len(word) // on a worker, concurrently with the other tasks
+			return func() { lines = append(lines, fmt.Sprintf("%s=%d", word, n)) }
+		})
+	}
+	err := s.Wait()
+	fmt.Println(lines, err)
+	// Output: [stream=6 of=2 ordered=7 results=7] <nil>
+}
+
+// Keyed runs the tasks of one key in order, one at a time, and the tasks of
+// different keys concurrently: here, each account's operations apply in the
+// order they were submitted.
+func ExampleNewKeyed() {
+	p, _ := ants.NewPool(4)
+	defer p.ReleaseTimeout(time.Second)
+
+	k := ants.NewKeyed[string](p)
+	balances := map[string]*int{"alice": new(int), "bob": new(int)}
+	var mu sync.Mutex // guards history; each balance is only touched by its key's tasks
+	var history []string
+	apply := func(account string, amount int) {
+		_ = k.Submit(account, func() {
+			b := balances[account]
+			if *b+amount < 0 {
+				mu.Lock()
+				history = append(history, fmt.Sprintf("%s: refused %d", account, amount))
+				mu.Unlock()
+				return
+			}
+			*b += amount
+		})
+	}
+	apply("alice", 10)
+	apply("bob", 5)
+	apply("alice", -7)
+	apply("bob", -8) // more than bob has: refused, since his +5 came first
+	apply("alice", -3)
+
+	err := k.Wait()
+	fmt.Println(*balances["alice"], *balances["bob"], history, err, k.Keys())
+	// Output: 0 5 [bob: refused -8] <nil> 0
 }

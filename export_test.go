@@ -87,3 +87,19 @@ func (c *FakeClock) tick(t time.Time) bool {
 		return false
 	}
 }
+
+// StreamWindow is the number of tasks of a Stream whose callbacks have not
+// returned past which Go waits.
+const StreamWindow = streamWindow
+
+// KeyedQueueLimit is the number of tasks queued behind a key's running task
+// past which Keyed.Submit waits.
+const KeyedQueueLimit = keyedQueueLimit
+
+// KeyedFootprint reports what an idle Keyed still holds: the most keys its
+// map has held since it was last made, and the key states kept for reuse.
+func KeyedFootprint[K comparable](k *Keyed[K]) (peak, free int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.peak, len(k.free)
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 )
 
-// Submitter is a pool that Group and ResultGroup can run tasks on: *Pool,
+// Submitter is a pool that groups (Group, ResultGroup), futures (Go),
+// streams (Stream) and keyed queues (Keyed) can run tasks on: *Pool,
 // *MultiPool and *Subpool satisfy it. If it also has TrySubmit(func()) error,
 // as they do, Group.TryGo uses it.
 type Submitter interface {
@@ -167,10 +169,17 @@ func (g *Group) wrap(task func() error) func() {
 func (g *Group) call(task func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &PanicError{Value: r, Stack: debug.Stack()}
+			err = newPanicError(r)
 		}
 	}()
 	return task()
+}
+
+// newPanicError returns the *PanicError for the recovered value r. Called
+// from the deferred function that recovered, it still sees the stack of the
+// panicking goroutine.
+func newPanicError(r any) *PanicError {
+	return &PanicError{Value: r, Stack: debug.Stack()}
 }
 
 // fail records err if it is the group's first, and cancels its context.
@@ -183,17 +192,24 @@ func (g *Group) fail(err error) {
 	})
 }
 
-// ResultGroup is a Group whose tasks return values. Wait returns them in the
-// order Go was called, with the zero value for a task that failed, was
-// skipped, or was not accepted by the pool.
+// ResultGroup is a Group whose tasks return values. Wait returns one per
+// call of Go and per call of TryGo that returned true, in the order of the
+// calls, with the zero value for a task that failed, was skipped, or was not
+// accepted by the pool. A TryGo that returns false leaves no trace.
 //
 // It is safe for concurrent use by multiple goroutines and must not be
 // copied after first use.
 type ResultGroup[T any] struct {
 	g Group
 
+	// mu guards results and dropped. Each call of Go or TryGo appends a place
+	// to results, so places follow the order of the calls even when they
+	// race; a TryGo that returns false adds its place to dropped, and Wait
+	// removes those. (Removing the place at once would shift the places of
+	// the calls made since, whose tasks may be running.)
 	mu      sync.Mutex
 	results []T
+	dropped []int
 }
 
 // NewResultGroup returns a ResultGroup that runs its tasks on p; see
@@ -211,40 +227,54 @@ func NewResultGroupContext[T any](ctx context.Context, p Submitter) (*ResultGrou
 	return r, r.g.initContext(ctx, p)
 }
 
-// Go runs task on the pool; see Group.Go.
+// Go runs task on the pool; see Group.Go. Its result has a place in Wait's
+// results whatever becomes of the task.
 func (r *ResultGroup[T]) Go(task func() (T, error)) {
-	r.g.Go(r.slot(task))
+	_, t := r.slot(task)
+	r.g.Go(t)
 }
 
 // TryGo runs task on the pool only if it can take it right now; see
-// Group.TryGo. A task it does not run keeps its place in the results, with
-// the zero value.
+// Group.TryGo. A task it does not run, when it returns false, has no place
+// in Wait's results.
 func (r *ResultGroup[T]) TryGo(task func() (T, error)) bool {
-	return r.g.TryGo(r.slot(task))
+	i, t := r.slot(task)
+	if r.g.TryGo(t) {
+		return true
+	}
+	r.mu.Lock()
+	r.dropped = append(r.dropped, i)
+	r.mu.Unlock()
+	return false
 }
 
 // Wait waits for every task, then returns their results in the order Go
-// and TryGo were called, and the first error.
+// and TryGo were called (leaving out the TryGo calls that returned false),
+// and the first error.
 func (r *ResultGroup[T]) Wait() ([]T, error) {
 	err := r.g.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.dropped) > 0 {
+		r.results = removeIndices(r.results, r.dropped)
+		r.dropped = nil
+	}
 	return r.results, err
 }
 
-// slot reserves the next place in the results and returns a group task
-// that stores task's value there. A nil task yields a nil group task, which
-// Group reports as ErrNilTask.
-func (r *ResultGroup[T]) slot(task func() (T, error)) func() error {
+// slot reserves the next place in the results and returns its index and a
+// group task that stores task's value there. A nil task yields a nil group
+// task, which Group reports as ErrNilTask.
+func (r *ResultGroup[T]) slot(task func() (T, error)) (int, func() error) {
 	r.mu.Lock()
 	i := len(r.results)
 	var zero T
 	r.results = append(r.results, zero)
 	r.mu.Unlock()
 	if task == nil {
-		return nil
+		return i, nil
 	}
-	return func() error {
+	return i, func() error {
 		v, err := task()
 		if err == nil {
 			r.mu.Lock()
@@ -253,4 +283,20 @@ func (r *ResultGroup[T]) slot(task func() (T, error)) func() error {
 		}
 		return err
 	}
+}
+
+// removeIndices removes the elements at the given distinct indices from s,
+// keeping the order of the rest, and sorts indices.
+func removeIndices[T any](s []T, indices []int) []T {
+	slices.Sort(indices)
+	out := s[:indices[0]]
+	for j, i := range indices {
+		end := len(s)
+		if j+1 < len(indices) {
+			end = indices[j+1]
+		}
+		out = append(out, s[i+1:end]...)
+	}
+	clear(s[len(out):])
+	return out
 }

@@ -508,7 +508,7 @@ func TestResultGroup(t *testing.T) {
 		assert.Error(t, ctx.Err())
 	})
 
-	t.Run("TryGo keeps a place for a task the pool does not take", func(t *testing.T) {
+	t.Run("a TryGo that returns false has no place in the results", func(t *testing.T) {
 		p := newGroupPool(t, 1)
 		l := newGate(t)
 		occupyPool(t, p, l, 1)
@@ -519,7 +519,7 @@ func TestResultGroup(t *testing.T) {
 		g.Go(func() (int, error) { return 2, nil })
 		results, err := g.Wait()
 		require.NoError(t, err)
-		assert.Equal(t, []int{0, 2}, results)
+		assert.Equal(t, []int{2}, results)
 		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, ran.Load())
 	})
@@ -568,4 +568,74 @@ func TestGroupConstructorsRejectANilSubmitter(t *testing.T) {
 			assert.PanicsWithValue(t, "ants: nil Submitter", build)
 		})
 	}
+}
+
+// A TryGo that returned false used to leave a zero value in Wait's results,
+// which a caller that fell back to Go could not tell from a real result
+// ([0 7] where one task ran).
+func TestResultGroupTryGoThatReturnsFalseLeavesNoPhantomResult(t *testing.T) {
+	t.Run("a caller that falls back to Go gets one result", func(t *testing.T) {
+		p := newGroupPool(t, 1)
+		l := newGate(t)
+		occupyPool(t, p, l, 1)
+		g := ants.NewResultGroup[int](p)
+		task := func() (int, error) { return 7, nil }
+		if !g.TryGo(task) {
+			l.open()
+			g.Go(task)
+		}
+		results, err := g.Wait()
+		require.NoError(t, err)
+		assert.Equal(t, []int{7}, results)
+	})
+
+	t.Run("results follow the order of the calls that count", func(t *testing.T) {
+		p := newGroupPool(t, 1, ants.WithQueueSize(3))
+		l := newGate(t)
+		occupyPool(t, p, l, 1)
+		g := ants.NewResultGroup[int](p)
+		value := func(v int) func() (int, error) { return func() (int, error) { return v, nil } }
+		require.True(t, g.TryGo(value(10)), "a buffer slot is free")
+		g.Go(value(20))
+		require.True(t, g.TryGo(value(30)), "a buffer slot is free")
+		require.False(t, g.TryGo(value(40)), "the buffer is full")
+		require.False(t, g.TryGo(value(50)), "the buffer is full")
+		l.open()
+		g.Go(value(60))
+		results, err := g.Wait()
+		require.NoError(t, err)
+		assert.Equal(t, []int{10, 20, 30, 60}, results)
+
+		require.False(t, g.TryGo(nil), "a nil task")
+		g.Go(value(70))
+		results, err = g.Wait()
+		assert.ErrorIs(t, err, ants.ErrNilTask)
+		assert.Equal(t, []int{10, 20, 30, 60, 70}, results, "a second round after Wait")
+	})
+
+	t.Run("racing Go and TryGo calls keep one place per counted call, in each caller's order", func(t *testing.T) {
+		const callers, per = 8, 200
+		p := newGroupPool(t, 2)
+		g := ants.NewResultGroup[int](p)
+		var counted [callers]int
+		fromSources(callers, per, func(c, i int) {
+			v := c*per + i
+			task := func() (int, error) { return v, nil }
+			if i%2 == 0 {
+				g.Go(task)
+				counted[c]++
+			} else if g.TryGo(task) {
+				counted[c]++
+			}
+		})
+		results, err := g.Wait()
+		require.NoError(t, err)
+		want := 0
+		for _, n := range counted {
+			want += n
+		}
+		require.Equal(t, want, len(results), "one result per Go and per TryGo that returned true")
+		seen := assertOrderPerSource(t, results, per, callers)
+		assert.Equal(t, counted[:], seen, "one result per Go and per TryGo that returned true")
+	})
 }

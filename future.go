@@ -1,0 +1,138 @@
+package ants
+
+import (
+	"context"
+	"sync"
+)
+
+// Future is the handle of one task started by Go: it is done when the task
+// has returned, panicked, been skipped, or been refused by the pool, and then
+// holds the task's value and error.
+//
+// A Future is safe for concurrent use by multiple goroutines: Wait and Done
+// may be called any number of times, from any goroutine, before or after it
+// is done. It must not be copied after first use.
+type Future[T any] struct {
+	// finished counts one until the future is done; Wait waits on it, which
+	// needs no channel.
+	finished sync.WaitGroup
+
+	// val and err are written once, before the future is marked done, and
+	// read only after: by Wait after finished.Wait, or after Done's channel
+	// is closed.
+	val T
+	err error
+
+	// mu guards done and ch. The channel of Done is made on its first call
+	// only, so that a future whose caller only calls Wait costs no channel.
+	mu   sync.Mutex
+	done bool          // the future is done
+	ch   chan struct{} // Done's channel; nil until Done is called
+}
+
+// closedCh is the channel Done returns when it is first called on a future
+// that is already done: one shared, closed channel instead of a new one.
+var closedCh = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// Go runs fn on s and returns a Future for its result, in the manner of
+// pond's Task and Result[R].
+//
+// Go waits for the pool's capacity as SubmitContext does. If ctx is done
+// first, or the pool refuses the task (ErrPoolClosed, ErrPoolOverload), the
+// future is done at once with that error and fn never runs. If ctx is done
+// after the pool accepted the task but before fn starts, as happens to a task
+// waiting in a task buffer, fn is skipped and the error is ctx.Err(); a ctx
+// done while fn runs is fn's to notice. A panic in fn becomes a *PanicError,
+// and the worker and the pool carry on (the pool's PanicHandler does not see
+// it). A nil fn gives ErrNilTask, a nil ctx is taken as
+// context.Background(), and a nil s panics.
+//
+// Cost: beside the pool's own, one allocation for the Future and one for the
+// task's closure; Done adds a channel the first time it is called on a
+// future that is not done yet.
+func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T] {
+	mustSubmitter(s)
+	f := new(Future[T])
+	f.finished.Add(1)
+	if fn == nil {
+		f.finish(*new(T), ErrNilTask)
+		return f
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := s.SubmitContext(ctx, func() {
+		if err := ctx.Err(); err != nil {
+			f.finish(*new(T), err)
+			return
+		}
+		f.finish(callValue(fn))
+	}); err != nil {
+		f.finish(*new(T), err)
+	}
+	return f
+}
+
+// Wait blocks until the future is done and returns the task's value and
+// error. The value is T's zero value when the error is not nil because the
+// task was refused, skipped or panicked; a task that returns both a value
+// and an error has both returned.
+func (f *Future[T]) Wait() (T, error) {
+	f.finished.Wait()
+	return f.val, f.err
+}
+
+// Done returns a channel that is closed when the future is done, for use in
+// a select; Wait then returns at once.
+func (f *Future[T]) Done() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ch == nil {
+		if f.done {
+			return closedCh
+		}
+		f.ch = make(chan struct{})
+	}
+	return f.ch
+}
+
+// finish stores the result and marks the future done. It is called exactly
+// once.
+func (f *Future[T]) finish(v T, err error) {
+	f.val, f.err = v, err
+	f.mu.Lock()
+	f.done = true
+	ch := f.ch
+	f.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
+	f.finished.Done()
+}
+
+// callValue calls fn and returns its results, or a *PanicError with T's
+// zero value if it panics.
+func callValue[T any](fn func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, newPanicError(r)
+		}
+	}()
+	return fn()
+}
+
+// callFunc calls fn and returns a *PanicError if it panics.
+func callFunc(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = newPanicError(r)
+		}
+	}()
+	fn()
+	return nil
+}

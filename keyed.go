@@ -1,0 +1,310 @@
+package ants
+
+import (
+	"context"
+	"sync"
+)
+
+// keyedQueueLimit bounds the tasks queued behind the running one of a key.
+// A Submit that would queue more waits for the key's runner to take one.
+// Per key rather than in total, so that one hot key cannot make the Submits
+// of the others wait; memory is then at most this many tasks times the
+// number of busy keys, and a key is busy only after p accepted its runner.
+// 4096 tasks (32 KiB of queue per key) absorb bursts without letting a
+// stalled key hoard millions of them.
+const keyedQueueLimit = 4096
+
+// keyedQueueKeep is the largest queue kept with a keyQueue that is
+// recycled: a key that needed more gives it back to the garbage collector.
+const keyedQueueKeep = 16
+
+// keyedFreeMax bounds the keyQueues kept for reuse. Keys that are busy at the
+// same time are usually no more than the pool's workers; beyond this many a
+// burst of keys that go idle leaves its queues to the garbage collector.
+const keyedFreeMax = 256
+
+// keyedMapReset: when the last busy key goes idle and the map of keys has
+// held more than this many, it is replaced by a new one, since a Go map
+// keeps its buckets after its entries are deleted.
+const keyedMapReset = 1024
+
+// Keyed runs tasks on a pool so that the tasks of one key (a connection, a
+// user, a partition) run one at a time, in the order their Submit calls
+// returned, while tasks of different keys run concurrently.
+//
+// A key with a task queued or running holds at most one of the pool's
+// workers: its first task is submitted to the pool, and the worker that runs
+// it then runs the key's later tasks in turn, returning to the pool when the
+// key's queue is empty. So a key that is busy without pause keeps its worker
+// as long as that lasts, and the tasks queued for a key run even if the pool
+// is released in the meantime. A key that is idle costs nothing: its state is
+// dropped when its last task ends.
+//
+// A Keyed is created by NewKeyed. It is safe for concurrent use by multiple
+// goroutines and must not be copied after first use. A task that submits to
+// its own key, with the key's queue full, waits for itself.
+type Keyed[K comparable] struct {
+	pool Submitter
+
+	// mu guards every field below, and the fields of the keyQueues in keys.
+	mu sync.Mutex
+	// keys holds the keys with a task waiting for the pool, queued or
+	// running; absent means idle.
+	keys map[K]*keyQueue[K]
+	// peak is the largest len(keys) since keys was made.
+	peak int
+	// pending counts the tasks accepted (by Submit, or being submitted to
+	// the pool for an idle key) that have not finished.
+	pending int
+	// idle is signalled (Broadcast) when pending drops to zero; L is &mu.
+	idle sync.Cond
+	err  error // the first panic of a task
+	// free holds keyQueues of keys that went idle, for reuse by the next
+	// idle key: with them, and their runner closures, a Submit to an idle
+	// key allocates nothing once warmed up.
+	free []*keyQueue[K]
+}
+
+// keyQueue is the state of a busy key. Its fields are guarded by the Keyed's
+// mu.
+type keyQueue[K comparable] struct {
+	key   K
+	first func()   // the task the runner starts with
+	tasks taskRing // queued after the running task
+	// starting is set while the key's first task waits for the pool: later
+	// Submits for the key wait too, since if the pool refuses it there is
+	// no runner to run what they would queue.
+	starting bool
+	// gen changes each time the key goes idle (and the keyQueue is dropped
+	// or recycled), so that the Submit that started the key can tell
+	// whether the queue it holds is still that key's.
+	gen uint64
+	// wake, when not nil, is closed to wake the Submits waiting for this key
+	// to start or for room in its queue; they then look the key up afresh.
+	wake chan struct{}
+	run  func() // runs the key's tasks on a worker; made once per keyQueue
+}
+
+// NewKeyed returns a Keyed that runs its tasks on p. It panics if p is nil.
+func NewKeyed[K comparable](p Submitter) *Keyed[K] {
+	mustSubmitter(p)
+	k := &Keyed[K]{pool: p, keys: make(map[K]*keyQueue[K])}
+	k.idle.L = &k.mu
+	return k
+}
+
+// Submit runs task after the tasks of key submitted before it, one at a
+// time; see SubmitContext. It waits as long as it must.
+func (k *Keyed[K]) Submit(key K, task func()) error {
+	return k.SubmitContext(context.Background(), key, task)
+}
+
+// SubmitContext runs task after the tasks of key submitted before it.
+//
+// For a key with nothing queued or running it submits to the pool, waiting
+// for capacity as the pool's SubmitContext does; if the pool refuses, it
+// returns the pool's error and task never runs. Other Submits for the key
+// wait until the pool has answered. For a busy key it queues task and
+// returns nil at once, unless 4096 tasks are already queued for the key: it
+// then waits for room, and gives up with ctx.Err() when ctx is done.
+//
+// When it returns nil, task runs exactly once, even if the pool is released
+// in the meantime; a panic in task is reported by Wait and does not stop the
+// key's later tasks. A ctx already done returns ctx.Err() at once, as the
+// pool's SubmitContext does; a nil task returns ErrNilTask, and a nil ctx is
+// taken as context.Background().
+//
+// Cost: beside the pool's own, no allocation once warmed up, except to grow
+// a key's queue or the map of keys.
+func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error {
+	if task == nil {
+		return ErrNilTask
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	} else if err := ctx.Err(); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	for {
+		q := k.keys[key]
+		if q == nil {
+			return k.start(ctx, key, task) // unlocks
+		}
+		if !q.starting && q.tasks.n < keyedQueueLimit {
+			q.tasks.push(task)
+			k.pending++
+			k.mu.Unlock()
+			return nil
+		}
+		if q.wake == nil {
+			q.wake = make(chan struct{})
+		}
+		wake := q.wake
+		k.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		k.mu.Lock()
+	}
+}
+
+// start makes key busy with task as its first task and submits the key's
+// runner to the pool. It requires k.mu held, and releases it.
+func (k *Keyed[K]) start(ctx context.Context, key K, task func()) error {
+	q := k.newQueue()
+	q.key, q.first, q.starting = key, task, true
+	gen := q.gen
+	k.keys[key] = q
+	k.peak = max(k.peak, len(k.keys))
+	k.pending++
+	k.mu.Unlock()
+
+	err := k.pool.SubmitContext(ctx, q.run)
+
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err != nil {
+		// Nothing was queued behind task: Submits for a starting key wait.
+		k.drop(q)
+		k.done()
+		return err
+	}
+	if q.gen == gen {
+		// Still this key's: let the waiting Submits queue behind task. (If
+		// the runner already ran task and found nothing queued, the key went
+		// idle and q was recycled; its waiters were woken then.)
+		q.starting = false
+		q.notify()
+	}
+	return nil
+}
+
+// runKey runs the tasks of q's key, first to last, on the worker it was
+// submitted to, and makes the key idle when none is left.
+func (k *Keyed[K]) runKey(q *keyQueue[K]) {
+	// q.first was set before q.run was submitted, and is cleared only
+	// after this returns.
+	task := q.first
+	for {
+		err := callFunc(task)
+		k.mu.Lock()
+		if err != nil && k.err == nil {
+			k.err = err
+		}
+		k.done()
+		if q.tasks.n == 0 {
+			k.drop(q)
+			k.mu.Unlock()
+			return
+		}
+		if q.tasks.n == keyedQueueLimit {
+			q.notify() // room for the Submits waiting on a full queue
+		}
+		task = q.tasks.pop()
+		k.mu.Unlock()
+	}
+}
+
+// Wait waits until every task submitted so far has run, and returns the
+// first panic of a task, as a *PanicError, or nil. It does not stop new
+// Submits; a task submitted while Wait waits may or may not be waited for.
+// Wait keeps reporting the first panic.
+func (k *Keyed[K]) Wait() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for k.pending > 0 {
+		k.idle.Wait()
+	}
+	return k.err
+}
+
+// Keys returns the number of keys with a task queued or running (or waiting
+// for the pool's capacity).
+func (k *Keyed[K]) Keys() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.keys)
+}
+
+// done counts a task as finished. It requires k.mu held.
+func (k *Keyed[K]) done() {
+	k.pending--
+	if k.pending == 0 {
+		k.idle.Broadcast()
+	}
+}
+
+// newQueue returns an empty keyQueue, recycled if one is free. It requires
+// k.mu held.
+func (k *Keyed[K]) newQueue() *keyQueue[K] {
+	if n := len(k.free); n > 0 {
+		q := k.free[n-1]
+		k.free[n-1] = nil
+		k.free = k.free[:n-1]
+		return q
+	}
+	q := new(keyQueue[K])
+	q.run = func() { k.runKey(q) }
+	return q
+}
+
+// drop makes q's key idle: it removes the key, wakes the Submits waiting on
+// q, which then find the key idle, and keeps q for reuse. It requires k.mu
+// held and q's queue empty.
+func (k *Keyed[K]) drop(q *keyQueue[K]) {
+	delete(k.keys, q.key)
+	if len(k.keys) == 0 && k.peak > keyedMapReset {
+		k.keys, k.peak = make(map[K]*keyQueue[K]), 0
+	}
+	q.notify()
+	q.gen++
+	if len(k.free) == keyedFreeMax {
+		return
+	}
+	var zero K
+	q.key, q.first, q.starting = zero, nil, false
+	if len(q.tasks.buf) > keyedQueueKeep {
+		q.tasks = taskRing{}
+	}
+	k.free = append(k.free, q)
+}
+
+// notify wakes every Submit waiting on q. It requires the Keyed's mu held.
+func (q *keyQueue[K]) notify() {
+	if q.wake != nil {
+		close(q.wake)
+		q.wake = nil
+	}
+}
+
+// taskRing is a FIFO of tasks in a ring buffer that doubles when full, from
+// 4 slots up to keyedQueueLimit (a power of two), and never shrinks.
+type taskRing struct {
+	buf  []func() // len is 0 or a power of two
+	head int      // index of the oldest task
+	n    int      // number of tasks
+}
+
+func (r *taskRing) push(task func()) {
+	if r.n == len(r.buf) {
+		buf := make([]func(), max(4, 2*len(r.buf)))
+		for i := range r.n {
+			buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+		}
+		r.buf, r.head = buf, 0
+	}
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = task
+	r.n++
+}
+
+// pop removes and returns the oldest task; the ring must not be empty.
+func (r *taskRing) pop() func() {
+	task := r.buf[r.head]
+	r.buf[r.head] = nil
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+	return task
+}
