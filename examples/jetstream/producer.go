@@ -38,7 +38,7 @@ func (w Workload) job(id int) Job {
 
 // produce publishes the workload to the jobs stream and returns once the
 // server has confirmed storing every job. Publishing is asynchronous (js
-// bounds how many are unconfirmed at once; see newJetStream); each job
+// bounds how many are unconfirmed at once; see connect); each job
 // carries a message id unique to this run, so the server drops a job
 // published twice within its duplicate window, while a second run's jobs are
 // new jobs.
@@ -52,7 +52,10 @@ func produce(ctx context.Context, js jetstream.JetStream, q Queue, w Workload) e
 		}
 		msg := &nats.Msg{Subject: q.jobSubject(id), Data: data, Header: nats.Header{}}
 		msg.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("%s-%d", run, id))
-		ack, err := js.PublishMsgAsync(msg)
+		// With 256 publishes unconfirmed (see connect), the next one waits
+		// for room, up to 30s on a slow server, instead of failing at the
+		// default 200ms.
+		ack, err := js.PublishMsgAsync(msg, jetstream.WithStallWait(30*time.Second))
 		if err != nil {
 			return fmt.Errorf("publish job %d: %w", id, err)
 		}

@@ -98,13 +98,14 @@ type Job struct {
 // was run more than once (a duplicate, after a crash between the record and
 // the acknowledgement).
 type Result struct {
-	Job        int    `json:"job"`
-	Worker     string `json:"worker"`
-	Delivered  uint64 `json:"delivered"`   // which delivery of the job this was (1 = first)
-	MaxRunning int64  `json:"max_running"` // the worker's most tasks running at once, so far
-	MaxHeld    int64  `json:"max_held"`    // the worker's most jobs fetched and not yet acknowledged, so far
-	Capacity   int    `json:"capacity"`    // the worker's pool capacity
-	Buffer     int    `json:"buffer"`      // the worker's task buffer size
+	Job        int       `json:"job"`
+	Worker     string    `json:"worker"`
+	Delivered  uint64    `json:"delivered"`   // which delivery of the job this was (1 = first)
+	MaxRunning int64     `json:"max_running"` // the worker's most tasks running at once, so far
+	MaxHeld    int64     `json:"max_held"`    // the worker's most jobs fetched and not yet acknowledged, so far
+	Capacity   int       `json:"capacity"`    // the worker's pool capacity
+	Buffer     int       `json:"buffer"`      // the worker's task buffer size
+	At         time.Time `json:"at"`          // when the worker recorded it
 }
 
 // ReadResults reads every record of the results stream, in order, with an

@@ -24,6 +24,11 @@ type WorkerConfig struct {
 	AckWait   time.Duration // the consumer's AckWait, for the in-progress period
 	Drain     time.Duration // longest wait for running jobs at a stop
 	Quiet     bool          // do not log each failed attempt (the demo counts them instead)
+
+	// AckDelay is fault injection: a wait between recording a job's result
+	// and acknowledging it, which widens the window in which a crash makes a
+	// duplicate. The process test sets it on the worker it kills. 0 in use.
+	AckDelay time.Duration
 }
 
 // Worker pulls jobs from the shared consumer and runs each on its own ants
@@ -31,15 +36,15 @@ type WorkerConfig struct {
 // from the queue.
 //
 // The bound that matters is on jobs delivered to this worker and not yet
-// acknowledged: a crash hands exactly those back to the queue, and those
-// already recorded in the results stream then run twice. The worker keeps it
-// at Capacity+Buffer:
-//   - a pull asks for at most the room the pool has now (room), and every job
-//     it delivers is handed to the pool with TrySubmit, which never waits; so
-//     no job waits outside the pool;
+// acknowledged ("held"): a crash hands exactly those back to the queue, and
+// those already recorded in the results stream then run twice. The worker
+// keeps it at Capacity+Buffer:
+//   - a pull asks for at most the room the pool has (room: its free workers
+//     plus its buffer's free slots), and every job it delivers goes straight
+//     into the pool, so no job waits outside it;
 //   - a job's task records the result, then acknowledges with DoubleAck, which
-//     returns only when the server has the acknowledgement; the task, and so
-//     the pool slot, ends after that.
+//     returns only when the server has the acknowledgement; the job stops
+//     counting as held, and its pool slot frees, only after that.
 //
 // Run is called once; the counters may be read concurrently at any time.
 type Worker struct {
@@ -67,7 +72,7 @@ type Worker struct {
 	maxHeld    atomic.Int64 // most jobs held at once: the duplicates a crash can cause
 	done       atomic.Int64 // jobs finished and acknowledged
 	failed     atomic.Int64 // attempts that failed or panicked, nak'd for redelivery
-	overloads  atomic.Int64 // TrySubmit refusals: must stay 0 (see room)
+	handoffs   atomic.Int64 // submits that waited for a worker to finish its task's last lines (see accept)
 	progress   atomic.Int64 // in-progress acks sent
 }
 
@@ -89,14 +94,17 @@ func NewWorker(cfg WorkerConfig, q Queue, js jetstream.JetStream, cons jetstream
 	}, nil
 }
 
-// room is how many jobs the pool can take now without anyone waiting: the
-// workers that can start a task (Free() counts idle workers as running, so
-// they are added back) plus the buffer's free slots. Only the fetch loop
-// submits, so until its next call room can only grow.
+// room is how many more jobs the pool can take: its free workers plus its
+// buffer's free slots, counted from the jobs' side as Cap()+Buffer-held.
+// The pool's own figures, Free() plus Idle (Free counts idle workers as
+// running) plus Buffer-Queued from Stats, give the same number except in the
+// instant after a task returns and before its worker is idle again: they lag
+// the task's end, which is when the fetch loop is woken, and a loop woken too
+// early would sleep until the next task ends, or for ever if none is left.
+// held never lags: it drops inside the task, after the acknowledgement.
+// Only the fetch loop adds jobs, so until its next pull room can only grow.
 func (w *Worker) room() int {
-	s := w.pool.Stats()
-	startable := s.Cap - (s.Running - s.Idle) // = Free() + Idle
-	return startable + (w.cfg.Buffer - s.Queued)
+	return w.pool.Cap() + w.cfg.Buffer - int(w.holding.Load())
 }
 
 // Run pulls and runs jobs until ctx is done, then stops: it makes no new
@@ -169,11 +177,18 @@ func (w *Worker) pause(ctx context.Context) {
 // accept hands a delivered job to the pool.
 func (w *Worker) accept(msg jetstream.Msg) {
 	w.hold(msg)
-	if err := w.pool.TrySubmit(func() { w.process(msg) }); err != nil {
-		// Cannot happen while room is right; if it does, hand the job
-		// straight back rather than hold it outside the pool.
-		w.overloads.Add(1)
-		log.Printf("worker %s: TrySubmit: %v", w.cfg.ID, err)
+	task := func() { w.process(msg) }
+	err := w.pool.TrySubmit(task)
+	if errors.Is(err, ants.ErrPoolOverload) {
+		// room said there is a slot: a task has returned and its worker is
+		// on its way back to the pool. Submit waits the moment that takes
+		// (the worker takes this task directly), so the job is not held
+		// outside the pool for longer than that.
+		w.handoffs.Add(1)
+		err = w.pool.Submit(task)
+	}
+	if err != nil { // the pool is closed: only if Run is misused
+		log.Printf("worker %s: submit: %v", w.cfg.ID, err)
 		w.forget(msg)
 		w.holding.Add(-1)
 		_ = msg.Nak()
@@ -187,7 +202,7 @@ func (w *Worker) process(msg jetstream.Msg) {
 	defer func() {
 		w.running.Add(-1)
 		w.holding.Add(-1) // acknowledged (or nak'd): no longer this worker's
-		select {
+		select {          // wake the fetch loop if it waits for room
 		case w.freed <- struct{}{}:
 		default:
 		}
@@ -210,6 +225,9 @@ func (w *Worker) process(msg jetstream.Msg) {
 			log.Printf("worker %s: nak: %v", w.cfg.ID, err)
 		}
 		return
+	}
+	if w.cfg.AckDelay > 0 {
+		time.Sleep(w.cfg.AckDelay)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -255,7 +273,7 @@ func (w *Worker) record(msg jetstream.Msg, meta *jetstream.MsgMetadata) error {
 	data, err := json.Marshal(Result{
 		Job: id, Worker: w.cfg.ID, Delivered: meta.NumDelivered,
 		MaxRunning: w.maxRunning.Load(), MaxHeld: w.maxHeld.Load(),
-		Capacity: w.cfg.Capacity, Buffer: w.cfg.Buffer,
+		Capacity: w.cfg.Capacity, Buffer: w.cfg.Buffer, At: time.Now(),
 	})
 	if err != nil {
 		return err
@@ -317,9 +335,9 @@ func (w *Worker) keepAlive(stop <-chan struct{}) {
 // Summary is the worker's closing line: its counters, which the process
 // test parses.
 func (w *Worker) Summary() string {
-	return fmt.Sprintf("done=%d failed=%d max_running=%d max_held=%d capacity=%d buffer=%d overloads=%d in_progress_acks=%d",
+	return fmt.Sprintf("done=%d failed=%d max_running=%d max_held=%d capacity=%d buffer=%d handoffs=%d in_progress_acks=%d",
 		w.done.Load(), w.failed.Load(), w.maxRunning.Load(), w.maxHeld.Load(),
-		w.cfg.Capacity, w.cfg.Buffer, w.overloads.Load(), w.progress.Load())
+		w.cfg.Capacity, w.cfg.Buffer, w.handoffs.Load(), w.progress.Load())
 }
 
 // raise sets m to v if v is larger.
