@@ -38,7 +38,6 @@ func runDemo(args []string) int {
 	workerFlags(fs, &cfg, 8)
 	workers := fs.Int("workers", 3, "number of workers")
 	_ = fs.Parse(args)
-	cfg.AckWait = c.q.AckWait
 	cfg.NakDelay = min(cfg.NakDelay, 100*time.Millisecond) // so the retries show within the demo
 	cfg.Quiet = true                                       // the progress line counts failures instead
 
@@ -51,10 +50,10 @@ func runDemo(args []string) int {
 			return 1
 		}
 		defer srv.Shutdown()
-		c.url = srv.URL()
+		c.url, c.creds = srv.URL(), "" // the embedded server has no accounts
 		fmt.Printf("embedded NATS server with JetStream at %s (store in a temporary directory)\n", c.url)
 	}
-	nc, js, closed, err := connect(c.url, "demo")
+	nc, js, closed, err := connect(c.url, "demo", c.options()...)
 	if err != nil {
 		log.Print(err)
 		return 1
@@ -79,7 +78,7 @@ func runDemo(args []string) int {
 		d := &demoWorker{}
 		var wjs jetstream.JetStream
 		var wcons jetstream.Consumer
-		if d.nc, wjs, d.closed, err = connect(c.url, wc.ID); err == nil {
+		if d.nc, wjs, d.closed, err = connect(c.url, wc.ID, c.options()...); err == nil {
 			if wcons, err = wjs.Consumer(ctx, c.q.JobsStream(), c.q.Consumer()); err == nil {
 				d.w, err = NewWorker(wc, c.q, wjs, wcons)
 			}

@@ -57,26 +57,36 @@ func main() {
 
 // common holds the flags every role shares.
 type common struct {
-	url string
-	q   Queue
+	url   string
+	creds string
+	q     Queue
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.url, "url", os.Getenv("NATS_URL"), "NATS server URL(s), comma-separated (default $NATS_URL)")
+	fs.StringVar(&c.creds, "creds", os.Getenv("NATS_CREDS"), "NATS credentials file, for a secured cluster (default $NATS_CREDS)")
 	fs.StringVar(&c.q.Prefix, "prefix", "ANTS", "names the streams PREFIX_JOBS and PREFIX_RESULTS")
 	fs.IntVar(&c.q.Replicas, "replicas", 1, "stream replicas (3 on a real cluster)")
 	fs.DurationVar(&c.q.AckWait, "ackwait", 30*time.Second, "consumer AckWait: how long a dead worker's jobs wait for redelivery")
 }
 
+// options are the connection options the flags ask for.
+func (c *common) options() []nats.Option {
+	if c.creds == "" {
+		return nil
+	}
+	return []nats.Option{nats.UserCredentials(c.creds)}
+}
+
 // connect opens a connection that reconnects for ever and reports when it is
 // closed, and a JetStream context on it.
-func connect(url, name string) (*nats.Conn, jetstream.JetStream, <-chan struct{}, error) {
+func connect(url, name string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream, <-chan struct{}, error) {
 	closed := make(chan struct{})
-	nc, err := nats.Connect(url,
+	nc, err := nats.Connect(url, append([]nats.Option{
 		nats.Name(name),
 		nats.MaxReconnects(-1),
 		nats.ClosedHandler(func(*nats.Conn) { close(closed) }),
-	)
+	}, opts...)...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -134,7 +144,7 @@ func runProducer(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	nc, js, closed, err := connect(c.url, "producer")
+	nc, js, closed, err := connect(c.url, "producer", c.options()...)
 	if err != nil {
 		log.Printf("producer: %v", err)
 		return 1
@@ -184,7 +194,6 @@ func runWorker(args []string) int {
 		log.Print("worker: no server: give -url or set NATS_URL (or run with no role for the self-contained demo)")
 		return 2
 	}
-	cfg.AckWait = c.q.AckWait
 
 	// SIGTERM (or Ctrl-C) stops fetching; Run then waits for the tasks.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -208,7 +217,7 @@ func runWorker(args []string) int {
 // serveWorker runs a worker until ctx is done, then drains the connection.
 // It returns the worker's summary and the exit code.
 func serveWorker(ctx context.Context, c common, cfg WorkerConfig) (string, int) {
-	nc, js, closed, err := connect(c.url, cfg.ID)
+	nc, js, closed, err := connect(c.url, cfg.ID, c.options()...)
 	if err != nil {
 		log.Printf("worker %s: %v", cfg.ID, err)
 		return "", 1
