@@ -91,7 +91,13 @@ func TestWorkersAcrossProcesses(t *testing.T) {
 	}
 	seen := make(map[int]bool, testJobs)
 	var killedAt, joinedAt, busyAt time.Duration
-	for len(seen) < testJobs {
+	// Once per second, look at the queue too: if it stays empty (every job
+	// acknowledged) while results are missing, jobs were lost, and the
+	// checks below say which, instead of a wait for the deadline.
+	queueCheck := time.NewTicker(time.Second)
+	defer queueCheck.Stop()
+	emptyChecks := 0
+	for len(seen) < testJobs && emptyChecks < 3 {
 		select {
 		case m := <-records:
 			id, err := jobIDFromSubject(m.Subject)
@@ -99,6 +105,12 @@ func TestWorkersAcrossProcesses(t *testing.T) {
 				t.Fatal(err)
 			}
 			seen[id] = true
+		case <-queueCheck.C:
+			emptyChecks++
+			if ci, err := cons.Info(ctx); err != nil || ci.NumPending != 0 || ci.NumAckPending != 0 {
+				emptyChecks = 0
+			}
+			continue
 		case <-ctx.Done():
 			t.Fatalf("only %d of %d jobs have a result after %v", len(seen), testJobs, time.Since(start))
 		}
@@ -305,7 +317,7 @@ func startWorker(t *testing.T, bin, url string, q Queue, id string, extra ...str
 		_ = cmd.Process.Kill() // a no-op once it exited
 		<-p.done
 		if t.Failed() {
-			t.Logf("--- %s output:\n%s", id, out.String())
+			t.Logf("--- %s output, last lines:\n%s", id, lastLines(out.String(), 40))
 		}
 	})
 	return p
@@ -360,6 +372,12 @@ func (p *workerProc) terminate(t *testing.T) map[string]float64 {
 	}
 	t.Errorf("%s exited without its clean closing line", p.id)
 	return nil
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // lockedBuffer is a bytes.Buffer that the process's output copiers and the
