@@ -1,5 +1,7 @@
 module github.com/e62cffed/ants/examples/jetstream
 
+// go 1.26: nats-server v2.15 needs it. The root module stays on go 1.22
+// with no dependency; this module is its own, so none of this reaches users.
 go 1.26.0
 
 require (

@@ -70,6 +70,14 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.q.AckWait, "ackwait", 30*time.Second, "consumer AckWait: how long a dead worker's jobs wait for redelivery")
 }
 
+// haveURL reports whether a server was given, and says what to do if not.
+func (c *common) haveURL(role string) bool {
+	if c.url == "" {
+		log.Printf("%s: no server: give -url or set NATS_URL (or run with no role for the self-contained demo)", role)
+	}
+	return c.url != ""
+}
+
 // options are the connection options the flags ask for.
 func (c *common) options() []nats.Option {
 	if c.creds == "" {
@@ -138,8 +146,7 @@ func runProducer(args []string) int {
 	c.register(fs)
 	registerWorkload(fs, &w, 10_000)
 	_ = fs.Parse(args)
-	if c.url == "" {
-		log.Print("producer: no server: give -url or set NATS_URL (or run with no role for the self-contained demo)")
+	if !c.haveURL("producer") {
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -190,8 +197,7 @@ func runWorker(args []string) int {
 	fs.StringVar(&cfg.ID, "id", fmt.Sprintf("%s-%d", host, os.Getpid()), "worker name in results and logs")
 	workerFlags(fs, &cfg, 8)
 	_ = fs.Parse(args)
-	if c.url == "" {
-		log.Print("worker: no server: give -url or set NATS_URL (or run with no role for the self-contained demo)")
+	if !c.haveURL("worker") {
 		return 2
 	}
 
