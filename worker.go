@@ -37,60 +37,47 @@ func (w *goWorker[T]) wake() {
 // the worker (purge, Release, a shrinking Tune) or a task panics, and
 // reports its exit to the pool, which is how ReleaseTimeout knows that no
 // goroutine is left.
+//
+// Since a panic ends its worker, as in ants, one deferred recover around
+// the whole loop serves every task, instead of one per task.
 func (w *goWorker[T]) run(arg T) {
 	p := w.pool
-	retired := false
+	exited := false
 	defer func() {
-		if !retired {
-			// The task called runtime.Goexit (t.FailNow, for one): it
-			// neither returned nor panicked, and the goroutine ends here.
+		if !exited {
+			// The task panicked, or called runtime.Goexit (t.FailNow, for
+			// one), which neither returns nor panics. As in ants, the
+			// worker ends, and it has left Running by the time the panic
+			// handler runs; the capacity it held goes at once to waiting
+			// callers and buffered tasks.
+			r := recover()
+			var stack []byte
+			if r != nil && p.opts.PanicHandler == nil {
+				stack = debug.Stack() // the panicking stack is gone after this call
+			}
 			p.failed()
+			if r != nil {
+				p.handlePanic(r, stack)
+			}
 		}
 		p.workerExited(w)
 	}()
 	for {
-		if tp := w.exec(arg); tp != nil {
-			// As in ants, a panic ends the worker, and it has left Running
-			// by the time the handler runs; the capacity it held goes at
-			// once to waiting callers and buffered tasks.
-			p.failed()
-			retired = true
-			p.handlePanic(tp)
-			return
-		}
+		p.fn(arg)
 		var ok bool
 		if arg, ok = p.afterTask(w); !ok {
-			retired = true // afterTask counted it out
+			exited = true // afterTask counted it out
 			return
 		}
 	}
 }
 
-// taskPanic is a recovered panic: its value, and its stack when the logger
-// is to print it.
-type taskPanic struct {
-	value any
-	stack []byte
-}
-
-// exec runs one task and recovers its panic.
-func (w *goWorker[T]) exec(arg T) (tp *taskPanic) {
-	defer func() {
-		if r := recover(); r != nil {
-			tp = &taskPanic{value: r}
-			if w.pool.opts.PanicHandler == nil {
-				tp.stack = debug.Stack() // the panicking stack is gone after exec
-			}
-		}
-	}()
-	w.pool.fn(arg)
-	return nil
-}
-
-func (p *poolCore[T]) handlePanic(tp *taskPanic) {
+// handlePanic reports the panic of a task, with value and, when the logger
+// is to print it, the panicking stack.
+func (p *poolCore[T]) handlePanic(value any, stack []byte) {
 	if h := p.opts.PanicHandler; h != nil {
-		h(tp.value)
+		h(value)
 		return
 	}
-	p.opts.Logger.Printf("worker exits from panic: %v\n%s", tp.value, tp.stack)
+	p.opts.Logger.Printf("worker exits from panic: %v\n%s", value, stack)
 }
