@@ -50,7 +50,14 @@ import (
 // so Running() grows before Submit returns, as in ants, and a burst does
 // not wait for workers to start one another.
 type poolCore[T any] struct {
-	// lock guards the fields below up to the atomics.
+	// The fields up to the first pad are written by every task, under the
+	// lock; the next group is read by every task and written only by Tune,
+	// Release and Reboot; the last by the slow paths. The pads keep the
+	// groups on separate cache lines, so that a task's writes do not evict
+	// the read-mostly fields from the other cores' caches (BENCHMARKS.md,
+	// "Many cores").
+
+	// lock guards the fields below up to the first pad.
 	lock spinLock
 
 	// cond, on lock, is where callers wait in waitLocked. Waiters call Wait
@@ -76,8 +83,9 @@ type poolCore[T any] struct {
 	// yet looked at the ring (see kickLocked).
 	searching int
 
-	// queueSize is Options.QueueSize: negative is unbounded.
-	queueSize int
+	// Counters for Stats, kept under the lock that every path through the
+	// pool takes anyway, so that counting costs no extra atomic per task.
+	submitted, completed, panicked uint64
 
 	// live counts the goroutines the pool has started (workers and the purge
 	// goroutine) that have not yet exited; allExited, when non-nil, is closed
@@ -85,28 +93,34 @@ type poolCore[T any] struct {
 	live      int
 	allExited chan struct{}
 
-	// workerCache recycles the goWorker of an exited goroutine, channel
-	// included, for the next one the pool starts.
-	workerCache sync.Pool
-
 	purgeStop chan struct{} // closed to stop the purge goroutine; nil if none runs
 	lastTick  int64         // time of the purge goroutine's last tick, in ns
 
-	// Counters for Stats, kept under the lock that every path through the
-	// pool takes anyway, so that counting costs no extra atomic per task.
-	submitted, completed, panicked uint64
+	_ cacheLinePad
 
 	// These are written only with lock held and may be read without it.
 	capacity atomic.Int32 // -1 means unlimited
-	running  atomic.Int32 // active workers: started, not exited, not told to stop
-	waiting  atomic.Int32 // waiters.len
 	closed   atomic.Bool
+
+	queueSize int      // Options.QueueSize: negative is unbounded
+	fn        func(T)  // applied to every task
+	opts      *Options // read-only after init
+
+	_ cacheLinePad
+
+	// These are written only with lock held and may be read without it.
+	running atomic.Int32 // active workers: started, not exited, not told to stop
+	waiting atomic.Int32 // waiters.len
 
 	rejected atomic.Uint64 // written without the lock
 
-	fn   func(T)
-	opts *Options // read-only after init
+	// workerCache recycles the goWorker of an exited goroutine, channel
+	// included, for the next one the pool starts.
+	workerCache sync.Pool
 }
+
+// cacheLinePad separates groups of fields onto different cache lines.
+type cacheLinePad struct{ _ [64]byte }
 
 // init prepares a zero poolCore; the pool kinds call it from their
 // constructors. It starts no goroutine: the first one starts with the first
