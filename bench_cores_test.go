@@ -8,8 +8,9 @@ import (
 
 // BenchmarkManyCores submits no-op tasks from GOMAXPROCS goroutines at once
 // (b.RunParallel), to show how the cost per task grows with the cores, on
-// every pool kind with and without a buffer and on both channel-pool
-// baselines. This machine has 2 cores; on a bigger one run
+// every pool kind with and without a buffer, on a MultiPool (eight
+// sub-pools, each with its own lock: the answer to one lock per pool on a
+// big machine) and on both channel-pool baselines. This machine has 2 cores; on a bigger one run
 //
 //	go test -run '^$' -bench ManyCores -cpu 1,2,4,8,16,32,64 -benchtime 200000x -count 6 . | tee cores.txt
 //	benchstat -filter '/cap:1000' -row /gomaxprocs -col /lib cores.txt
@@ -31,6 +32,8 @@ func BenchmarkManyCores(b *testing.B) {
 		{"SubmitBuffered", newPool(true).bound()},
 		{"Invoke", invokePool(false)},
 		{"InvokeBuffered", invokePool(true)},
+		{"MultiPool", newMultiPool(false).bound()},
+		{"MultiPoolBuffered", newMultiPool(true).bound()},
 		{"ChannelPoolUnbuffered", newChanPool(false).bound()},
 		{"ChannelPool", newChanPool(true).bound()},
 	}
