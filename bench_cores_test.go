@@ -10,7 +10,8 @@ import (
 // (b.RunParallel), to show how the cost per task grows with the cores, on
 // every pool kind with and without a buffer, on a MultiPool (eight
 // sub-pools, each with its own lock: the answer to one lock per pool on a
-// big machine) and on both channel-pool baselines. This machine has 2 cores; on a bigger one run
+// big machine) and on both channel-pool baselines. This machine has 2
+// cores; on a bigger one run
 //
 //	go test -run '^$' -bench ManyCores -cpu 1,2,4,8,16,32,64 -benchtime 200000x -count 6 . | tee cores.txt
 //	benchstat -filter '/cap:1000' -row /gomaxprocs -col /lib cores.txt
