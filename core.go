@@ -233,18 +233,28 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
 }
 
 // kickLocked makes sure the reserved tasks will be taken promptly, and
-// returns the idle worker to wake, if any, which the caller wakes after
-// releasing p.lock (a wake-up can enter the kernel; the lock's other users
-// need not wait for it). It requires p.lock held.
+// returns the idle workers to wake, if any, linked by nextWake, which the
+// caller wakes after releasing p.lock (a wake-up can enter the kernel; the
+// lock's other users need not wait for it). It requires p.lock held.
 //
 // While a woken worker is searching, nobody else is woken: it will take
 // the head task and, if more remain, wake the next worker itself. That
 // keeps wake-ups to the minimum that still starts every task without delay,
 // and it is what makes a stream of tasks cheaper than one wake-up each.
-// Reserved tasks beyond what the searching and idle workers can take start
-// new workers at once. That stays within capacity: a slot is reserved only
-// while busy+reserved < capacity, and every active worker is busy, idle or
-// searching. Only after a shrinking Tune can it exceed capacity, for tasks
+//
+// Reserved tasks beyond what the searching and idle workers can take wake
+// every idle worker and start new workers for the rest, at once. Waking
+// them all matters when tasks block: with 10 ms sleeps from one submitter
+// (the sleep workload, capacity 50,000), leaving the idle workers to the
+// chain while new ones started let the chain fall behind under the
+// scheduler's load, and the pool grew to 50,000-60,000 goroutines and
+// 165-195 MiB at 2.7-3.1 µs a task; waking them all keeps it at 12,000-
+// 13,000 goroutines and 44-52 MiB at 2.3-2.5 µs, as before the ring (no-op
+// benchmarks unchanged, benchstat p > 0.1).
+//
+// New workers stay within capacity: a slot is reserved only while
+// busy+reserved < capacity, and every active worker is busy, idle or
+// searching. Only after a shrinking Tune can they exceed it, for tasks
 // accepted before the Tune, as their workers would in ants.
 func (p *poolCore[T]) kickLocked() *goWorker[T] {
 	if p.reserved == 0 {
@@ -256,8 +266,17 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 			p.searching++
 		}
 	}
-	for p.reserved > p.searching && p.reserved > p.searching+p.workers.len() {
-		p.spawnLocked(p.takeLocked())
+	if p.reserved > p.searching && p.reserved > p.searching+p.workers.len() {
+		// More reserved tasks than the searching and idle workers: every
+		// idle worker is needed now, so wake them all rather than leave
+		// them to the chain, and start new workers for the rest.
+		for x := p.workers.detach(); x != nil; x = p.workers.detach() {
+			p.searching++
+			x.nextWake, w = w, x
+		}
+		for p.reserved > p.searching {
+			p.spawnLocked(p.takeLocked())
+		}
 	}
 	return w
 }

@@ -16,6 +16,10 @@ type goWorker[T any] struct {
 	// the idle queue before sending.
 	ch chan struct{}
 
+	// nextWake links the workers kickLocked woke at once; guarded by the
+	// pool's lock until the wake-up.
+	nextWake *goWorker[T]
+
 	// lastUsed is the pool tick at which the worker last went idle; guarded
 	// by the pool's lock.
 	lastUsed int64
@@ -26,10 +30,14 @@ type goWorker[T any] struct {
 	stop bool
 }
 
-// wake wakes w, a worker detached from the idle queue; a nil w is a no-op.
+// wake wakes w, a worker detached from the idle queue, and the workers
+// linked from it by nextWake; a nil w is a no-op.
 func (w *goWorker[T]) wake() {
-	if w != nil {
+	for w != nil {
+		next := w.nextWake
+		w.nextWake = nil
 		w.ch <- struct{}{}
+		w = next
 	}
 }
 
