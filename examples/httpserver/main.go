@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"github.com/e62cffed/ants"
-	antsprom "github.com/e62cffed/ants/prometheus"
 	"github.com/e62cffed/ants/examples/httpserver/service"
+	antsprom "github.com/e62cffed/ants/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"

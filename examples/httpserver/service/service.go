@@ -184,7 +184,6 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, id string, err 
 	http.Error(w, "busy, retry later", http.StatusServiceUnavailable)
 }
 
-
 // Serve serves srv's handler on ln until ctx is done, then shuts down in
 // the order net/http's Server.Shutdown documents for a service: stop
 // accepting, let in-flight requests finish (Shutdown), and only then
