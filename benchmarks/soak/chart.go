@@ -1,0 +1,169 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Chart geometry and colours.
+const (
+	panelWidth  = 11 * vg.Centimeter
+	panelHeight = 6.5 * vg.Centimeter
+)
+
+var (
+	colorA = color.RGBA{R: 0xd6, G: 0x4f, B: 0x1f, A: 0xff}
+	colorB = color.RGBA{R: 0x3b, G: 0x6e, B: 0xa8, A: 0xff}
+	colorC = color.RGBA{R: 0x55, G: 0x99, B: 0x44, A: 0xff}
+	colorD = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
+)
+
+// series is one line of a panel.
+type series struct {
+	name  string
+	color color.Color
+	dash  bool
+	y     func(second) float64
+}
+
+// panelKind is one row of the chart: the same panel for every variant,
+// on the same y range so that the columns compare.
+type panelKind struct {
+	title  string
+	ylabel string
+	lines  func(r *report) []series
+}
+
+var panelKinds = []panelKind{
+	{"latency of accepted requests", "ms", func(*report) []series {
+		return []series{
+			{"max", colorD, false, func(s second) float64 { return s.Maxms }},
+			{"p99", colorA, false, func(s second) float64 { return s.P99ms }},
+			{"p50", colorB, false, func(s second) float64 { return s.P50ms }},
+		}
+	}},
+	{"requests per second", "per s", func(r *report) []series {
+		c := r.Config
+		return []series{
+			{"accepted", colorB, false, func(s second) float64 { return float64(s.Accepted) }},
+			{"shed (503)", colorA, false, func(s second) float64 { return float64(s.Shed) }},
+			{"pool capacity", colorD, true, func(s second) float64 {
+				if s.Cap < 0 {
+					return float64(c.Rate)
+				}
+				return c.capacity(s.Cap)
+			}},
+		}
+	}},
+	{"memory", "MiB", func(*report) []series {
+		return []series{
+			{"RSS", colorA, false, func(s second) float64 { return s.RSSMiB }},
+			{"heap objects", colorB, false, func(s second) float64 { return s.HeapMiB }},
+		}
+	}},
+	{"goroutines", "", func(*report) []series {
+		return []series{
+			{"goroutines", colorC, false, func(s second) float64 { return float64(s.Goroutines) }},
+			{"pool workers", colorD, false, func(s second) float64 { return float64(s.Running) }},
+		}
+	}},
+}
+
+// writeChart draws a row per panel kind and a column per report, and
+// writes it to path: PNG if path ends in .png, SVG otherwise.
+func writeChart(path string, reports []*report) error {
+	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	plotter.DefaultFont = plot.DefaultFont
+	rows, cols := len(panelKinds), len(reports)
+	grid := make([][]*plot.Plot, rows)
+	for i, k := range panelKinds {
+		grid[i] = make([]*plot.Plot, cols)
+		ymax := 0.0
+		for j, r := range reports {
+			p, top, err := panel(k, r)
+			if err != nil {
+				return err
+			}
+			grid[i][j] = p
+			ymax = max(ymax, top)
+		}
+		for _, p := range grid[i] {
+			p.Y.Min, p.Y.Max = 0, ymax*1.05
+		}
+	}
+
+	w, h := panelWidth*vg.Length(cols), panelHeight*vg.Length(rows)
+	var c interface {
+		vg.CanvasSizer
+		WriteTo(io.Writer) (int64, error)
+	}
+	if filepath.Ext(path) == ".png" {
+		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+	} else {
+		c = vgsvg.New(w, h)
+	}
+	tiles := draw.Tiles{
+		Rows: rows, Cols: cols,
+		PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
+		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4,
+		PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 2,
+	}
+	canvases := plot.Align(grid, tiles, draw.New(c))
+	for i, row := range grid {
+		for j, p := range row {
+			p.Draw(canvases[i][j])
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// panel is one variant's plot of one kind, and the largest y it shows.
+func panel(k panelKind, r *report) (*plot.Plot, float64, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %s", r.Config.Variant, k.title)
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = "seconds"
+	p.Y.Label.Text = k.ylabel
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	top := 0.0
+	for _, s := range k.lines(r) {
+		xys := make(plotter.XYs, len(r.Seconds))
+		for i, sec := range r.Seconds {
+			xys[i].X, xys[i].Y = float64(sec.T), s.y(sec)
+			top = max(top, xys[i].Y)
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, 0, err
+		}
+		l.Color = s.color
+		l.Width = vg.Points(1)
+		if s.dash {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
+		p.Add(l)
+		p.Legend.Add(s.name, l)
+	}
+	return p, top, nil
+}
