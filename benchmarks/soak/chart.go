@@ -55,16 +55,15 @@ var panelKinds = []panelKind{
 	}},
 	{"requests per second", "per s", func(r *report) []series {
 		c := r.Config
-		return []series{
+		ss := []series{
 			{"accepted", colorB, false, func(s second) float64 { return float64(s.Accepted) }},
 			{"shed (503)", colorA, false, func(s second) float64 { return float64(s.Shed) }},
-			{"pool capacity", colorD, true, func(s second) float64 {
-				if s.Cap < 0 {
-					return float64(c.Rate)
-				}
-				return c.capacity(s.Cap)
-			}},
 		}
+		if len(r.Seconds) > 0 && r.Seconds[0].Cap > 0 {
+			// Sampled at the end of each second, so it can lag the tuner.
+			ss = append(ss, series{"capacity (Cap / work)", colorD, true, func(s second) float64 { return c.capacity(max(s.Cap, 0)) }})
+		}
+		return ss
 	}},
 	{"memory", "MiB", func(*report) []series {
 		return []series{

@@ -72,6 +72,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	child := fs.String("child", "", "internal: run this one variant and print its report as JSON")
 	svg := fs.String("svg", "soak.svg", "where to write the chart; empty for none")
 	jsonOut := fs.String("json", "", "where to write every report as JSON; empty for none")
+	replot := fs.String("replot", "", "run nothing: print the report and draw the chart of the reports in this -json file")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long each variant is driven")
 	fs.DurationVar(&cfg.WarmUp, "warmup", 0, "warm-up before the flatness reference; 0 means a fifth of -duration, at most 1m")
 	fs.IntVar(&cfg.Rate, "rate", cfg.Rate, "requests offered per second")
@@ -100,7 +101,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	var reports []*report
 	failed := false
+	if *replot != "" {
+		b, err := os.ReadFile(*replot)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &reports); err != nil {
+			return fmt.Errorf("%s: %w", *replot, err)
+		}
+		if len(reports) == 0 {
+			return fmt.Errorf("%s: no report", *replot)
+		}
+		*list, *jsonOut = "", ""
+	}
 	for _, name := range strings.Split(*list, ",") {
+		if name == "" {
+			continue
+		}
 		if _, err := findVariant(name); err != nil {
 			return err
 		}
@@ -109,10 +126,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		reports = append(reports, rep)
+	}
+	if len(reports) == 0 {
+		return errors.New("no variant to run")
+	}
+	for _, rep := range reports {
 		if !evaluate(rep) {
 			failed = true
 		}
-		reports = append(reports, rep)
 	}
 	writeReport(stdout, reports)
 	if *svg != "" {

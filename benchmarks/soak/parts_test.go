@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -234,12 +235,39 @@ func TestOutput(t *testing.T) {
 	}
 }
 
+func TestReplot(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "soak.json")
+	b, err := json.Marshal([]*report{flatReport()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(js, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	svg := filepath.Join(dir, "soak.svg")
+	if err := run([]string{"-replot", js, "-svg", svg}, &out, io.Discard); err != nil {
+		t.Fatalf("-replot: %v", err)
+	}
+	if !strings.Contains(out.String(), "all 7 pass") {
+		t.Fatalf("-replot printed:\n%s", out.String())
+	}
+	if _, err := os.Stat(svg); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-replot", filepath.Join(dir, "none.json")}, io.Discard, io.Discard); err == nil {
+		t.Fatal("-replot of a missing file returned nil")
+	}
+}
+
 func TestFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-duration", "1s"},
 		{"-rate", "0"},
 		{"-variants", "nope", "-duration", "10s"},
 		{"-bogus"},
+		{"-variants", ""},
 	} {
 		if err := run(args, io.Discard, io.Discard); err == nil {
 			t.Errorf("run(%q) returned nil", args)
