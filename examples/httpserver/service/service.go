@@ -139,7 +139,7 @@ func (h *handler) shed(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, id, err)
 		return
 	}
-	h.finish(w, ctx, id, done)
+	h.finish(ctx, w, id, done)
 }
 
 // wait runs the request's work, waiting for a worker for as long as the
@@ -157,12 +157,12 @@ func (h *handler) wait(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, id, err)
 		return
 	}
-	h.finish(w, ctx, id, done)
+	h.finish(ctx, w, id, done)
 }
 
 // finish waits for an accepted task and answers 200, or returns without an
 // answer if the client has gone away.
-func (h *handler) finish(w http.ResponseWriter, ctx context.Context, id string, done <-chan struct{}) {
+func (h *handler) finish(ctx context.Context, w http.ResponseWriter, id string, done <-chan struct{}) {
 	select {
 	case <-done:
 		fmt.Fprintf(w, "done %s\n", id)
