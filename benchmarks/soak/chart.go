@@ -35,7 +35,12 @@ type series struct {
 	color color.Color
 	dash  bool
 	y     func(second) float64
+	peak  bool // over a bucket of seconds, draw the largest value, not the mean
 }
+
+// maxPoints is the most points a line gets: a longer run is drawn in
+// buckets of seconds, or the tuner's one-second cycle fills the panel solid.
+const maxPoints = 120
 
 // panelKind is one row of the chart: the same panel for every variant,
 // on the same y range so that the columns compare.
@@ -48,33 +53,33 @@ type panelKind struct {
 var panelKinds = []panelKind{
 	{"latency of accepted requests", "ms", func(*report) []series {
 		return []series{
-			{"max", colorD, false, func(s second) float64 { return s.Maxms }},
-			{"p99", colorA, false, func(s second) float64 { return s.P99ms }},
-			{"p50", colorB, false, func(s second) float64 { return s.P50ms }},
+			{"max", colorD, false, func(s second) float64 { return s.Maxms }, true},
+			{"p99", colorA, false, func(s second) float64 { return s.P99ms }, false},
+			{"p50", colorB, false, func(s second) float64 { return s.P50ms }, false},
 		}
 	}},
 	{"requests per second", "per s", func(r *report) []series {
 		c := r.Config
 		ss := []series{
-			{"accepted", colorB, false, func(s second) float64 { return float64(s.Accepted) }},
-			{"shed (503)", colorA, false, func(s second) float64 { return float64(s.Shed) }},
+			{"accepted", colorB, false, func(s second) float64 { return float64(s.Accepted) }, false},
+			{"shed (503)", colorA, false, func(s second) float64 { return float64(s.Shed) }, false},
 		}
 		if len(r.Seconds) > 0 && r.Seconds[0].Cap > 0 {
 			// Sampled at the end of each second, so it can lag the tuner.
-			ss = append(ss, series{"capacity (Cap / work)", colorD, true, func(s second) float64 { return c.capacity(max(s.Cap, 0)) }})
+			ss = append(ss, series{"capacity (Cap / work)", colorD, true, func(s second) float64 { return c.capacity(max(s.Cap, 0)) }, false})
 		}
 		return ss
 	}},
 	{"memory", "MiB", func(*report) []series {
 		return []series{
-			{"RSS", colorA, false, func(s second) float64 { return s.RSSMiB }},
-			{"heap objects", colorB, false, func(s second) float64 { return s.HeapMiB }},
+			{"RSS", colorA, false, func(s second) float64 { return s.RSSMiB }, false},
+			{"heap objects", colorB, false, func(s second) float64 { return s.HeapMiB }, false},
 		}
 	}},
 	{"goroutines", "", func(*report) []series {
 		return []series{
-			{"goroutines", colorC, false, func(s second) float64 { return float64(s.Goroutines) }},
-			{"pool workers", colorD, false, func(s second) float64 { return float64(s.Running) }},
+			{"goroutines", colorC, false, func(s second) float64 { return float64(s.Goroutines) }, false},
+			{"pool workers", colorD, false, func(s second) float64 { return float64(s.Running) }, false},
 		}
 	}},
 }
@@ -138,7 +143,15 @@ func writeChart(path string, reports []*report) error {
 // panel is one variant's plot of one kind, and the largest y it shows.
 func panel(k panelKind, r *report) (*plot.Plot, float64, error) {
 	p := plot.New()
+	bucket := (len(r.Seconds) + maxPoints - 1) / maxPoints
+	if cycle := int(r.Config.TuneEvery.Seconds()) * len(r.Config.tuneSizes()); bucket > 1 && cycle > 1 {
+		// Whole tuner cycles, or the buckets beat against it.
+		bucket = (bucket + cycle - 1) / cycle * cycle
+	}
 	p.Title.Text = fmt.Sprintf("%s: %s", r.Config.Variant, k.title)
+	if bucket > 1 {
+		p.Title.Text += fmt.Sprintf(", %d s buckets", bucket)
+	}
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = "seconds"
 	p.Y.Label.Text = k.ylabel
@@ -147,10 +160,9 @@ func panel(k panelKind, r *report) (*plot.Plot, float64, error) {
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	top := 0.0
 	for _, s := range k.lines(r) {
-		xys := make(plotter.XYs, len(r.Seconds))
-		for i, sec := range r.Seconds {
-			xys[i].X, xys[i].Y = float64(sec.T), s.y(sec)
-			top = max(top, xys[i].Y)
+		xys := points(r.Seconds, bucket, s)
+		for _, xy := range xys {
+			top = max(top, xy.Y)
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
@@ -165,4 +177,25 @@ func panel(k panelKind, r *report) (*plot.Plot, float64, error) {
 		p.Legend.Add(s.name, l)
 	}
 	return p, top, nil
+}
+
+// points is s over ss in buckets of bucket seconds: each point at the
+// bucket's last second, with the mean (or, for a peak series, the largest)
+// of its values.
+func points(ss []second, bucket int, s series) plotter.XYs {
+	bucket = max(bucket, 1)
+	xys := make(plotter.XYs, 0, (len(ss)+bucket-1)/bucket)
+	for i := 0; i < len(ss); i += bucket {
+		b := ss[i:min(i+bucket, len(ss))]
+		y := 0.0
+		for _, sec := range b {
+			if s.peak {
+				y = max(y, s.y(sec))
+			} else {
+				y += s.y(sec) / float64(len(b))
+			}
+		}
+		xys = append(xys, plotter.XY{X: float64(b[len(b)-1].T), Y: y})
+	}
+	return xys
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/e62cffed/ants"
+	"gonum.org/v1/plot/plotter"
 )
 
 func TestLedger(t *testing.T) {
@@ -232,6 +233,26 @@ func TestOutput(t *testing.T) {
 		if st, err := os.Stat(path); err != nil || st.Size() < 1000 {
 			t.Fatalf("%s: %v, %v", name, st, err)
 		}
+	}
+}
+
+func TestPoints(t *testing.T) {
+	var ss []second
+	for i := 1; i <= 5; i++ {
+		ss = append(ss, second{T: i, Accepted: i})
+	}
+	y := func(s second) float64 { return float64(s.Accepted) }
+	mean := points(ss, 2, series{y: y})
+	peak := points(ss, 2, series{y: y, peak: true})
+	want := []plotter.XY{{X: 2, Y: 1.5}, {X: 4, Y: 3.5}, {X: 5, Y: 5}}
+	wantPeak := []plotter.XY{{X: 2, Y: 2}, {X: 4, Y: 4}, {X: 5, Y: 5}}
+	for i := range want {
+		if mean[i] != want[i] || peak[i] != wantPeak[i] {
+			t.Fatalf("points: mean %v, peak %v; want %v, %v", mean, peak, want, wantPeak)
+		}
+	}
+	if n := len(points(ss, 1, series{y: y})); n != 5 {
+		t.Fatalf("bucket 1: %d points; want 5", n)
 	}
 }
 
