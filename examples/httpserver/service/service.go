@@ -128,28 +128,23 @@ func NewHandler(cfg Config) http.Handler {
 // accepted before the handler waits for it, so it runs even if the client
 // goes away in the meantime; the work then sees its context done.
 func (h *handler) shed(w http.ResponseWriter, r *http.Request) {
-	id := r.URL.Query().Get("id")
-	done := make(chan struct{})
-	ctx := r.Context()
-	err := h.pool.TrySubmit(func() {
-		defer close(done)
-		h.work(ctx, id)
-	})
-	if err != nil {
-		h.refuse(w, r, id, err)
-		return
-	}
-	h.finish(ctx, w, id, done)
+	h.serve(w, r, func(_ context.Context, task func()) error { return h.pool.TrySubmit(task) })
 }
 
 // wait runs the request's work, waiting for a worker for as long as the
 // client waits: if the client goes away first, SubmitContext returns and
 // the work never runs.
 func (h *handler) wait(w http.ResponseWriter, r *http.Request) {
+	h.serve(w, r, h.pool.SubmitContext)
+}
+
+// serve submits the request's work with submit, then waits for it and
+// answers 200, or returns without an answer if the client has gone away.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, submit func(context.Context, func()) error) {
 	id := r.URL.Query().Get("id")
-	done := make(chan struct{})
 	ctx := r.Context()
-	err := h.pool.SubmitContext(ctx, func() {
+	done := make(chan struct{})
+	err := submit(ctx, func() {
 		defer close(done)
 		h.work(ctx, id)
 	})
@@ -157,12 +152,6 @@ func (h *handler) wait(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, id, err)
 		return
 	}
-	h.finish(ctx, w, id, done)
-}
-
-// finish waits for an accepted task and answers 200, or returns without an
-// answer if the client has gone away.
-func (h *handler) finish(ctx context.Context, w http.ResponseWriter, id string, done <-chan struct{}) {
 	select {
 	case <-done:
 		fmt.Fprintf(w, "done %s\n", id)
