@@ -5,11 +5,32 @@ go 1.22.0
 require (
 	github.com/alitto/pond/v2 v2.7.1
 	github.com/e62cffed/ants v0.0.0-00010101000000-000000000000
+	github.com/e62cffed/ants/examples/httpserver v0.0.0-00010101000000-000000000000
+	github.com/e62cffed/ants/prometheus v0.0.0-00010101000000-000000000000
 	github.com/panjf2000/ants/v2 v2.12.1
+	github.com/prometheus/client_golang v1.22.0
 	github.com/schollz/progressbar/v3 v3.18.0
 	github.com/sourcegraph/conc v0.3.0
+	github.com/tsenart/vegeta/v12 v12.13.0
+	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.11.0
+	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
+)
+
+require (
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/influxdata/tdigest v0.0.1 // indirect
+	github.com/josharian/intern v1.0.0 // indirect
+	github.com/mailru/easyjson v0.7.7 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/prometheus/client_model v0.6.1 // indirect
+	github.com/prometheus/common v0.62.0 // indirect
+	github.com/prometheus/procfs v0.15.1 // indirect
+	github.com/rs/dnscache v0.0.0-20230804202142-fc85eb664529 // indirect
+	golang.org/x/net v0.33.0 // indirect
+	google.golang.org/protobuf v1.36.5 // indirect
 )
 
 require (
@@ -31,4 +52,8 @@ require (
 	golang.org/x/text v0.22.0 // indirect
 )
 
-replace github.com/e62cffed/ants => ..
+replace (
+	github.com/e62cffed/ants => ..
+	github.com/e62cffed/ants/examples/httpserver => ../examples/httpserver
+	github.com/e62cffed/ants/prometheus => ../prometheus
+)

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// testConfig is the short soak CI runs: about 25 s. Its largest pool serves
+// 8 / 40 ms = 200 requests a second and 300 are offered.
+func testConfig() config {
+	return config{
+		Variant:    "e62cffed/ants",
+		Duration:   25 * time.Second,
+		WarmUp:     8 * time.Second,
+		Rate:       300,
+		PoolSize:   8,
+		Queue:      8,
+		Work:       40 * time.Millisecond,
+		TuneEvery:  time.Second,
+		ChurnEvery: 100 * time.Millisecond,
+		SideSize:   4,
+		Workers:    64,
+		Timeout:    10 * time.Second,
+	}
+}
+
+// TestSoak drives the example service at a rate above its pool's capacity
+// while the pool is tuned and a side pool released and rebooted, and holds
+// the run to every check of check.go: each accepted request's task ran
+// exactly once, sheds were fast, no goroutine was left after shutdown, and
+// RSS and goroutines at the end are within the stated margins of their
+// level after warm-up.
+func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the soak takes about 25 s; CI runs it in a step of its own")
+	}
+	rep, err := soak(testConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := evaluate(rep)
+	var b strings.Builder
+	writeReport(&b, []*report{rep})
+	t.Log("\n" + b.String())
+	if !ok {
+		t.Error("a check failed; see the report above")
+	}
+	if rep.Shed.N == 0 || rep.Tunes == 0 || rep.SideCycles == 0 {
+		t.Errorf("the soak did not do what it is for: %d shed, %d tunes, %d side-pool cycles", rep.Shed.N, rep.Tunes, rep.SideCycles)
+	}
+}

@@ -1,0 +1,218 @@
+package antsprom_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/e62cffed/ants"
+	antsprom "github.com/e62cffed/ants/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// fixed is a StatsSource that returns the same snapshot every time and
+// counts its calls.
+type fixed struct {
+	stats ants.Stats
+	calls int
+}
+
+func (f *fixed) Stats() ants.Stats {
+	f.calls++
+	return f.stats
+}
+
+// exposition is the text format a scrape of a collector named name over
+// stats s must produce.
+func exposition(name string, s ants.Stats) string {
+	var b strings.Builder
+	series := []struct {
+		name, kind, help string
+		value            float64
+	}{
+		{"ants_pool_capacity_workers", "gauge", "Most worker goroutines the pool runs at once (its Cap); -1 if unlimited.", float64(s.Cap)},
+		{"ants_pool_running_workers", "gauge", "Worker goroutines of the pool, busy or idle.", float64(s.Running)},
+		{"ants_pool_idle_workers", "gauge", "Worker goroutines waiting for a task.", float64(s.Idle)},
+		{"ants_pool_waiting_callers", "gauge", "Callers blocked in a submit, waiting for a worker.", float64(s.Waiting)},
+		{"ants_pool_queued_tasks", "gauge", "Tasks in the pool's task buffer, accepted and not yet started.", float64(s.Queued)},
+		{"ants_pool_submitted_tasks_total", "counter", "Tasks accepted: their submit call returned nil.", float64(s.Submitted)},
+		{"ants_pool_completed_tasks_total", "counter", "Tasks that returned.", float64(s.Completed)},
+		{"ants_pool_panicked_tasks_total", "counter", "Tasks that panicked (or called runtime.Goexit).", float64(s.Panicked)},
+		{"ants_pool_rejected_tasks_total", "counter", "Submit calls that returned an error: pool full, closed, context done or nil task.", float64(s.Rejected)},
+	}
+	for _, m := range series {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s{pool=%q} %g\n", m.name, m.help, m.name, m.kind, m.name, name, m.value)
+	}
+	return b.String()
+}
+
+func TestCollector(t *testing.T) {
+	t.Run("every Stats field reaches its own series", func(t *testing.T) {
+		// Distinct values, so a field exported under another's name shows.
+		src := &fixed{stats: ants.Stats{
+			Cap: 8, Running: 7, Idle: 3, Waiting: 2, Queued: 5,
+			Submitted: 1000, Completed: 990, Panicked: 4, Rejected: 17,
+		}}
+		c := antsprom.NewCollector("work", src)
+		if err := testutil.CollectAndCompare(c, strings.NewReader(exposition("work", src.stats))); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("an unlimited pool's capacity is -1", func(t *testing.T) {
+		p, err := ants.NewPool(-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Release)
+		c := antsprom.NewCollector("unbounded", p)
+		want := exposition("unbounded", ants.Stats{Cap: -1})
+		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a scrape reads the pool's state at that moment", func(t *testing.T) {
+		p := busyPool(t)
+		c := antsprom.NewCollector("busy", p)
+		// Two workers hold their tasks, one task is buffered, one caller
+		// waits, three tasks completed, one panicked, and one TrySubmit
+		// plus one nil task were rejected.
+		want := exposition("busy", ants.Stats{
+			Cap: 2, Running: 2, Idle: 0, Waiting: 1, Queued: 1,
+			Submitted: 7, Completed: 3, Panicked: 1, Rejected: 2,
+		})
+		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("each Collect takes one snapshot and nothing runs between scrapes", func(t *testing.T) {
+		src := &fixed{stats: ants.Stats{Cap: 1}}
+		before := runtime.NumGoroutine()
+		c := antsprom.NewCollector("lazy", src)
+		if src.calls != 0 {
+			t.Fatalf("NewCollector called Stats %d times; want 0", src.calls)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			t.Fatalf("NewCollector started %d goroutines", n-before)
+		}
+		for i := 1; i <= 3; i++ {
+			if n := testutil.CollectAndCount(c); n != 9 {
+				t.Fatalf("scrape %d: %d series; want 9", i, n)
+			}
+			if src.calls != i {
+				t.Fatalf("after %d scrapes Stats was called %d times", i, src.calls)
+			}
+		}
+	})
+
+	t.Run("promlint finds nothing", func(t *testing.T) {
+		c := antsprom.NewCollector("work", &fixed{stats: ants.Stats{Cap: 4, Submitted: 1}})
+		problems, err := testutil.CollectAndLint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+		}
+	})
+
+	t.Run("pools with different names share a registry", func(t *testing.T) {
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(antsprom.NewCollector("a", &fixed{}), antsprom.NewCollector("b", &fixed{}))
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 18 {
+			t.Fatalf("gathered %d series (err %v); want 18", n, err)
+		}
+		if err := reg.Register(antsprom.NewCollector("a", &fixed{})); err == nil {
+			t.Fatal("a second collector named a was registered; want an error")
+		}
+	})
+
+	t.Run("a nil source panics at construction", func(t *testing.T) {
+		defer func() {
+			if r := recover(); r == nil || !strings.HasPrefix(fmt.Sprint(r), "antsprom: ") {
+				t.Fatalf("recovered %v; want a panic with the antsprom prefix", r)
+			}
+		}()
+		antsprom.NewCollector("nil", nil)
+	})
+}
+
+// busyPool returns a pool of 2 workers and a 1-task buffer in a known
+// state: 3 tasks completed, 1 panicked, 2 running and held, 1 buffered, 1
+// caller waiting, 2 submissions rejected. The cleanup lets everything go
+// and waits for the pool's goroutines to exit.
+func busyPool(t *testing.T) *ants.Pool {
+	t.Helper()
+	panicked := make(chan any, 1)
+	p, err := ants.NewPool(2, ants.WithQueueSize(1),
+		ants.WithPanicHandler(func(v any) { panicked <- v }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	waiterDone := make(chan error, 1)
+	waiterStarted := false
+	t.Cleanup(func() {
+		close(gate)
+		if !waiterStarted {
+			waiterDone <- nil
+		}
+		if err := <-waiterDone; err != nil {
+			t.Errorf("the waiting Submit returned %v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := p.ReleaseContext(ctx); err != nil {
+			t.Errorf("ReleaseContext: %v", err)
+		}
+	})
+	mustSubmit := func(task func()) {
+		t.Helper()
+		if err := p.Submit(task); err != nil {
+			t.Fatalf("Submit: %v", err)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		mustSubmit(func() {})
+	}
+	waitUntil(t, "3 tasks completed", func() bool { return p.Stats().Completed == 3 })
+	mustSubmit(func() { panic("boom") })
+	<-panicked
+	waitUntil(t, "the panic counted", func() bool { return p.Stats().Panicked == 1 })
+
+	started := make(chan struct{}, 2)
+	for i := 0; i < 2; i++ {
+		mustSubmit(func() { started <- struct{}{}; <-gate })
+	}
+	<-started
+	<-started
+	mustSubmit(func() {}) // buffered
+	waiterStarted = true
+	go func() { waiterDone <- p.Submit(func() {}) }()
+	waitUntil(t, "a caller waiting", func() bool { return p.Waiting() == 1 })
+	if err := p.TrySubmit(func() {}); err == nil {
+		t.Fatal("TrySubmit on a full pool returned nil")
+	}
+	if err := p.Submit(nil); err == nil {
+		t.Fatal("Submit(nil) returned nil")
+	}
+	return p
+}
+
+// waitUntil yields until cond holds, failing the test after 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		runtime.Gosched()
+	}
+}

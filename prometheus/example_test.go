@@ -1,0 +1,62 @@
+package antsprom_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+
+	"github.com/e62cffed/ants"
+	antsprom "github.com/e62cffed/ants/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// A service registers one collector per pool and serves /metrics with
+// promhttp. Here the pool runs ten tasks and is released; the scrape then
+// shows what they did.
+func ExampleNewCollector() {
+	p, _ := ants.NewPool(4)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(antsprom.NewCollector("work", p))
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		_ = p.Submit(wg.Done)
+	}
+	wg.Wait()
+	_ = p.ReleaseContext(context.Background()) // waits for the workers to exit
+	_ = p.Submit(func() {})                    // rejected: ErrPoolClosed
+
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "ants_pool_") {
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// ants_pool_capacity_workers{pool="work"} 4
+	// ants_pool_completed_tasks_total{pool="work"} 10
+	// ants_pool_idle_workers{pool="work"} 0
+	// ants_pool_panicked_tasks_total{pool="work"} 0
+	// ants_pool_queued_tasks{pool="work"} 0
+	// ants_pool_rejected_tasks_total{pool="work"} 1
+	// ants_pool_running_workers{pool="work"} 0
+	// ants_pool_submitted_tasks_total{pool="work"} 10
+	// ants_pool_waiting_callers{pool="work"} 0
+}
