@@ -39,16 +39,16 @@ import (
 // otherwise into the buffer while it has room; otherwise the caller is
 // refused (Nonblocking, TrySubmit, MaxBlockingTasks) or waits in waiters.
 // Every event that frees a slot gives it to the oldest buffered task, then
-// admits the longest-waiting callers (promoteLocked, admitWaitersLocked), so
+// admits the longest-waiting callers (admitLocked), so
 // a new Submit never overtakes a buffered task or a caller that waits. The
 // ring holds the reserved tasks first, then the buffered ones; workers take
 // only reserved tasks. A reserved task keeps its slot across a shrinking
 // Tune, as a task handed to a worker in ants runs on it.
 //
-// Workers are started eagerly: a task that neither an idle nor a woken
-// worker can take starts a new worker at once if fewer than capacity run,
-// so Running() grows before Submit returns, as in ants, and a burst does
-// not wait for workers to start one another.
+// Workers are started eagerly: tasks that the woken and idle workers
+// together cannot take wake every idle worker and start new ones at once
+// (kickLocked), so Running() grows before Submit returns, as in ants, and a
+// burst does not wait for workers to wake or start one another.
 type poolCore[T any] struct {
 	// The fields up to the first pad are written by every task, under the
 	// lock; the next group is read by every task and written only by Tune,
@@ -287,12 +287,12 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 // An event that makes room takes the task at the head of p.waiters into the
 // ring and Signals p.cond (admitLocked, signal). Signal wakes the goroutine
 // that has been in Wait longest, so this is the right goroutine as long as
-// waiters call Wait in list order. Each waiter joins the tail of the list and calls Wait in one
-// critical section, and one that wakes while its task is still pending (a
-// Broadcast for a cancelled context, or a Signal meant for a waiter that had
-// already woken) moves itself back to the tail before waiting again. So the
-// order holds, every Signal is a wake-up some waiter needs or a harmless
-// extra one, and no taken task leaves its caller asleep.
+// waiters call Wait in list order. Each waiter joins the tail of the list
+// and calls Wait in one critical section, and one that wakes while its task
+// is still pending (a Broadcast for a cancelled context, or a Signal meant
+// for a waiter that had already woken) moves itself back to the tail before
+// waiting again. So the order holds, every Signal is a wake-up some waiter
+// needs or a harmless extra one, and no taken task leaves its caller asleep.
 func (p *poolCore[T]) waitLocked(ctx context.Context, arg T) error {
 	w := p.waiters.get(arg)
 	p.waiters.pushBack(w)
