@@ -170,19 +170,15 @@ func (m poolMaker) mustMake(t *testing.T, size int, opts ...ants.Option) *poolUn
 // forEveryPool runs test once per pool kind, as a subtest named for it.
 func forEveryPool(t *testing.T, test func(t *testing.T, m poolMaker)) {
 	t.Helper()
-	for _, m := range poolMakers {
-		t.Run(m.name, func(t *testing.T) { test(t, m) })
-	}
+	runKinds(t, poolMakers, poolMaker.makerName, nil, test)
 }
+
+func (m poolMaker) makerName() string { return m.name }
 
 // forEverySinglePool is forEveryPool for the three kinds that are one pool.
 func forEverySinglePool(t *testing.T, test func(t *testing.T, m poolMaker)) {
 	t.Helper()
-	for _, m := range poolMakers {
-		if m.single {
-			t.Run(m.name, func(t *testing.T) { test(t, m) })
-		}
-	}
+	runKinds(t, poolMakers, poolMaker.makerName, func(m poolMaker) bool { return m.single }, test)
 }
 
 // occupyAll fills every worker of p with a task held by l and waits until

@@ -89,11 +89,10 @@ func (k multiKind) mustNew(t *testing.T, size, sizePerPool int, lbs ants.LoadBal
 	return mp
 }
 
+// forEachMultiKind runs test once per multi-pool kind.
 func forEachMultiKind(t *testing.T, test func(t *testing.T, k multiKind)) {
 	t.Helper()
-	for _, k := range multiKinds {
-		t.Run(k.name, func(t *testing.T) { test(t, k) })
-	}
+	runKinds(t, multiKinds, func(k multiKind) string { return k.name }, nil, test)
 }
 
 // assertRunningByIndex checks RunningByIndex of every sub-pool.

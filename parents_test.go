@@ -63,21 +63,17 @@ var parentKinds = []parentKind{
 // forEachParent runs test once per parent kind, as a subtest named for it.
 func forEachParent(t *testing.T, test func(t *testing.T, k parentKind)) {
 	t.Helper()
-	for _, k := range parentKinds {
-		t.Run(k.name, func(t *testing.T) { test(t, k) })
-	}
+	runKinds(t, parentKinds, parentKind.kindName, nil, test)
 }
 
 // forEachParentWithOwnOptions is forEachParent for the kinds with
 // ownOptions.
 func forEachParentWithOwnOptions(t *testing.T, test func(t *testing.T, k parentKind)) {
 	t.Helper()
-	for _, k := range parentKinds {
-		if k.ownOptions {
-			t.Run(k.name, func(t *testing.T) { test(t, k) })
-		}
-	}
+	runKinds(t, parentKinds, parentKind.kindName, func(k parentKind) bool { return k.ownOptions }, test)
 }
+
+func (k parentKind) kindName() string { return k.name }
 
 // refusing is a Submitter that refuses the submissions its refuse func
 // picks, by their number from 0, and passes the others to its pool; it

@@ -136,12 +136,22 @@ func (k poolKind) mustNew(t *testing.T, size int, opts ...ants.Option) *testPool
 	return p
 }
 
+// runKinds runs test once per kind that keep accepts (nil: every kind), as
+// a subtest named by name; the forEach helpers of the test files are it,
+// for their own kinds.
+func runKinds[K any](t *testing.T, kinds []K, name func(K) string, keep func(K) bool, test func(*testing.T, K)) {
+	t.Helper()
+	for _, k := range kinds {
+		if keep == nil || keep(k) {
+			t.Run(name(k), func(t *testing.T) { test(t, k) })
+		}
+	}
+}
+
 // forEachKind runs test once per pool kind, as a subtest named for the kind.
 func forEachKind(t *testing.T, test func(t *testing.T, k poolKind)) {
 	t.Helper()
-	for _, k := range poolKinds {
-		t.Run(k.name, func(t *testing.T) { test(t, k) })
-	}
+	runKinds(t, poolKinds, func(k poolKind) string { return k.name }, nil, test)
 }
 
 // gate holds back the tasks made by its task method until it is opened.

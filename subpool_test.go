@@ -49,9 +49,7 @@ var subParentKinds = []subParentKind{
 // forEachSubParent runs test once per parent kind, as a subtest named for it.
 func forEachSubParent(t *testing.T, test func(t *testing.T, k subParentKind)) {
 	t.Helper()
-	for _, k := range subParentKinds {
-		t.Run(k.name, func(t *testing.T) { test(t, k) })
-	}
+	runKinds(t, subParentKinds, func(k subParentKind) string { return k.name }, nil, test)
 }
 
 // newSubpool returns a sub-pool of parent that is released, with every task
