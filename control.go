@@ -58,18 +58,22 @@ func (p *poolCore[T]) Tune(size int) {
 	}
 	size = min(size, math.MaxInt32)
 	p.lock.Lock()
-	defer p.lock.Unlock()
 	old := int(p.capacity.Load())
 	if old < 0 || size == old {
+		p.lock.Unlock()
 		return
 	}
 	p.capacity.Store(int32(size))
+	taken := 0
 	if size < old {
 		p.stopIdleLocked(int(p.running.Load()) - size)
 	} else {
-		p.signal(p.admitLocked())
+		taken = p.admitLocked()
 	}
-	p.kickLocked().wake()
+	next := p.kickLocked()
+	p.lock.Unlock()
+	p.signal(taken)
+	next.wake()
 }
 
 // Release closes the pool: later submissions fail with ErrPoolClosed, idle
@@ -80,28 +84,43 @@ func (p *poolCore[T]) Release() {
 	p.release()
 }
 
-// release reports whether this call closed the pool.
+// release closes the pool and reports whether this call closed it.
+//
+// Tasks accepted with a worker slot still run: idle workers are woken for
+// them before the rest are stopped, so that they need not wait for new
+// workers, which could start only as the stopped ones exit. Buffered tasks
+// run on the busy workers, which drain the ring before they exit.
 func (p *poolCore[T]) release() bool {
 	p.lock.Lock()
-	defer p.lock.Unlock()
 	if p.closed.Load() {
+		p.lock.Unlock()
 		return false
 	}
 	p.closed.Store(true)
+	var next *goWorker[T]
+	for p.reserved > p.searching {
+		w := p.workers.detach()
+		if w == nil {
+			break
+		}
+		p.searching++
+		w.nextWake, next = next, w
+	}
 	p.stopIdleLocked(p.workers.len())
+	// With no idle worker left, kickLocked has none to return: it only
+	// starts new workers, within the bound, for the tasks left over.
+	p.kickLocked()
 	for w := p.waiters.popFront(); w != nil; w = p.waiters.popFront() {
 		w.state = waiterClosed
 	}
 	p.waiting.Store(0)
 	p.cond.Broadcast()
-	// Accepted tasks still run: reserved ones on new workers if need be,
-	// buffered ones on the busy workers, which drain the ring before they
-	// exit.
-	p.kickLocked().wake()
 	if p.purgeStop != nil {
 		close(p.purgeStop)
 		p.purgeStop = nil
 	}
+	p.lock.Unlock()
+	next.wake()
 	return true
 }
 

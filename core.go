@@ -83,6 +83,12 @@ type poolCore[T any] struct {
 	// yet looked at the ring (see kickLocked).
 	searching int
 
+	// stopping counts the workers that have stopped being active (told to
+	// stop, or leaving on their own) and have not yet been counted out: they
+	// still hold a place in the goroutine bound, running+stopping <=
+	// capacity (lifecycle.go).
+	stopping int
+
 	// Counters for Stats, kept under the lock that every path through the
 	// pool takes anyway, so that counting costs no extra atomic per task.
 	submitted, completed, panicked uint64
@@ -93,8 +99,9 @@ type poolCore[T any] struct {
 	live      int
 	allExited chan struct{}
 
-	purgeStop chan struct{} // closed to stop the purge goroutine; nil if none runs
-	lastTick  int64         // time of the purge goroutine's last tick, in ns
+	purgeStop  chan struct{} // the purge generation's stop channel: closed by Release; nil if no generation runs
+	purgeAlive bool          // a purge goroutine has started and not exited
+	lastTick   int64         // time of the purge goroutine's last tick, in ns
 
 	_ cacheLinePad
 
@@ -102,9 +109,14 @@ type poolCore[T any] struct {
 	capacity atomic.Int32 // -1 means unlimited
 	closed   atomic.Bool
 
-	queueSize int      // Options.QueueSize: negative is unbounded
-	fn        func(T)  // applied to every task
-	opts      *Options // read-only after init
+	queueSize int                   // Options.QueueSize: negative is unbounded
+	fn        func(*goWorker[T], T) // applied to every task, on the worker w
+	opts      *Options              // read-only after init
+
+	// onExit, if set, is called on a worker's goroutine as the worker
+	// exits, while it still holds its place in the goroutine bound (but
+	// after a panic, which has already given it up).
+	onExit func(w *goWorker[T])
 
 	_ cacheLinePad
 
@@ -125,7 +137,7 @@ type cacheLinePad struct{ _ [64]byte }
 // init prepares a zero poolCore; the pool kinds call it from their
 // constructors. It starts no goroutine: the first one starts with the first
 // task.
-func (p *poolCore[T]) init(size int, fn func(T), options []Option) error {
+func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option) error {
 	opts := loadOptions(options...)
 	if !opts.DisablePurge {
 		if opts.ExpiryDuration < 0 {
@@ -134,6 +146,9 @@ func (p *poolCore[T]) init(size int, fn func(T), options []Option) error {
 		if opts.ExpiryDuration == 0 {
 			opts.ExpiryDuration = DefaultCleanIntervalTime
 		}
+	}
+	if opts.MinWorkers < 0 {
+		return ErrInvalidMinWorkers
 	}
 	if size <= 0 {
 		size = -1
@@ -252,10 +267,9 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
 // 13,000 goroutines and 44-52 MiB at 2.3-2.5 µs, as before the ring (no-op
 // benchmarks unchanged, benchstat p > 0.1).
 //
-// New workers stay within capacity: a slot is reserved only while
-// busy+reserved < capacity, and every active worker is busy, idle or
-// searching. Only after a shrinking Tune can they exceed it, for tasks
-// accepted before the Tune, as their workers would in ants.
+// New workers stay within the goroutine bound (canSpawnLocked): when
+// workers on their way out hold the places a reserved task needs, one of
+// them takes it before it exits (leaveOrStayLocked).
 func (p *poolCore[T]) kickLocked() *goWorker[T] {
 	if p.reserved == 0 {
 		return nil
@@ -274,7 +288,7 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 			p.searching++
 			x.nextWake, w = w, x
 		}
-		for p.reserved > p.searching {
+		for p.reserved > p.searching && p.canSpawnLocked() {
 			p.spawnLocked(p.takeLocked())
 		}
 	}

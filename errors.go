@@ -48,4 +48,12 @@ var (
 	// Group.Go through Wait) for a nil task. ants accepted a nil task and
 	// silently lost a worker to it.
 	ErrNilTask = errors.New("ants: nil task")
+
+	// ErrInvalidPoolSize is returned by NewWorkerPool for a size that is
+	// not positive: a WorkerPool is always bounded.
+	ErrInvalidPoolSize = errors.New("ants: pool size must be positive")
+
+	// ErrInvalidMinWorkers is returned by the constructors when MinWorkers
+	// is negative.
+	ErrInvalidMinWorkers = errors.New("ants: negative MinWorkers")
 )

@@ -103,3 +103,11 @@ func KeyedFootprint[K comparable](k *Keyed[K]) (peak, free int) {
 	defer k.mu.Unlock()
 	return k.peak, len(k.free)
 }
+
+// CheckInvariants reports the first invariant on the pool's fields that
+// does not hold (see checkInvariantsLocked), or nil.
+func (p *poolCore[T]) CheckInvariants() error {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return p.checkInvariantsLocked()
+}

@@ -53,6 +53,14 @@ type Options struct {
 	// accepted tasks: they run even if the pool is released meanwhile.
 	QueueSize int
 
+	// MinWorkers is how many workers the purge keeps alive however long
+	// they idle, so that what they hold (a WorkerPool's Worker, warm
+	// stacks) survives quiet periods. Workers still start only when tasks
+	// need them, and Release stops them all. Above the capacity it is the
+	// capacity; negative is an error (ErrInvalidMinWorkers). Each member pool
+	// of a MultiPool keeps MinWorkers of its own.
+	MinWorkers int
+
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
 }
@@ -142,6 +150,15 @@ func WithQueueSize(n int) Option {
 
 // withClock replaces the clock behind expiry. Tests reach it through
 // export_test.go.
+// WithMinWorkers sets MinWorkers: the purge never stops a worker that would
+// leave fewer than n alive. It has no effect with DisablePurge, which stops
+// none anyway.
+func WithMinWorkers(n int) Option {
+	return func(opts *Options) {
+		opts.MinWorkers = n
+	}
+}
+
 func withClock(c clock) Option {
 	return func(opts *Options) {
 		opts.clock = c

@@ -20,7 +20,7 @@ func NewPool(size int, options ...Option) (*Pool, error) {
 	return p, nil
 }
 
-func runTask(task func()) { task() }
+func runTask(_ *goWorker[func()], task func()) { task() }
 
 // Submit runs task on a worker. If every worker is busy and the task buffer
 // is full, it waits for a worker, unless the pool is Nonblocking or

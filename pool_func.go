@@ -28,7 +28,7 @@ func NewPoolWithFuncGeneric[T any](size int, pf func(T), options ...Option) (*Po
 		return nil, ErrLackPoolFunc
 	}
 	p := new(PoolWithFuncGeneric[T])
-	if err := p.init(size, pf, options); err != nil {
+	if err := p.init(size, func(_ *goWorker[T], arg T) { pf(arg) }, options); err != nil {
 		return nil, err
 	}
 	return p, nil

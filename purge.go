@@ -25,36 +25,52 @@ type systemTicker struct{ t *time.Ticker }
 func (t systemTicker) C() <-chan time.Time { return t.t.C }
 func (t systemTicker) Stop()               { t.t.Stop() }
 
-// startPurgeLocked starts the purge goroutine. It requires p.lock held and no
-// purge goroutine running for the current generation (p.purgeStop == nil).
+// startPurgeLocked makes sure a purge goroutine serves the current
+// generation of the pool. It requires p.lock held and p.purgeStop == nil.
 //
 // The purge goroutine exists only while the pool has workers: it is started
-// with the first worker, and exits when a pass leaves no worker running, when
-// Release closes purgeStop, or when it finds that purgeStop has been replaced
-// (a Release and Reboot happened while it slept). An idle pool therefore
-// holds no goroutine at all. Its exit is counted in p.live, which
-// ReleaseTimeout waits on.
+// with the first worker, and its generation ends when a pass leaves no worker
+// running or when Release closes purgeStop. An idle pool therefore holds no
+// goroutine at all. A pool has at most one purge goroutine: if the previous
+// generation's goroutine has not exited yet, it takes over the new
+// generation (purgeLoop) instead of a second one starting. Its exit is
+// counted in p.live, which ReleaseTimeout waits on.
 func (p *poolCore[T]) startPurgeLocked() {
 	stop := make(chan struct{})
 	p.purgeStop = stop
-	p.live++
 	p.lastTick = p.opts.clock.now().UnixNano()
-	tk := p.opts.clock.newTicker(p.opts.ExpiryDuration)
-	go p.purgeLoop(stop, tk)
+	if p.purgeAlive {
+		return
+	}
+	p.purgeAlive = true
+	p.live++
+	go p.purgeLoop(stop)
 }
 
-func (p *poolCore[T]) purgeLoop(stop chan struct{}, tk ticker) {
-	defer p.goroutineExited()
+// purgeLoop is the body of the purge goroutine: it serves generations of the
+// pool (each with its stop channel) until none is left to serve.
+func (p *poolCore[T]) purgeLoop(stop chan struct{}) {
+	tk := p.opts.clock.newTicker(p.opts.ExpiryDuration)
 	defer tk.Stop()
 	for {
 		select {
 		case <-stop:
-			return
 		case now := <-tk.C():
-			if !p.purge(stop, now) {
-				return
+			if p.purge(stop, now) {
+				continue
 			}
 		}
+		p.lock.Lock()
+		if next := p.purgeStop; next != nil && next != stop {
+			// A new generation started while this one ended: serve it.
+			stop = next
+			p.lock.Unlock()
+			continue
+		}
+		p.purgeAlive = false
+		p.countOutLocked()
+		p.lock.Unlock()
+		return
 	}
 }
 
@@ -68,18 +84,19 @@ func (p *poolCore[T]) purgeLoop(stop chan struct{}, tk ticker) {
 func (p *poolCore[T]) purge(stop chan struct{}, now time.Time) bool {
 	p.lock.Lock()
 	defer p.lock.Unlock()
-	if p.purgeStop != stop {
+	if p.purgeStop != stop { // released, and maybe rebooted, since the tick
 		return false
 	}
 	t := now.UnixNano()
-	expired := p.workers.refresh(t - int64(p.opts.ExpiryDuration))
+	// MinWorkers: never stop a worker that would leave fewer alive.
+	limit := int(p.running.Load()) - p.opts.MinWorkers
+	expired := p.workers.refresh(t-int64(p.opts.ExpiryDuration), limit)
 	for i, w := range expired {
 		p.stopLocked(w)
 		expired[i] = nil
 	}
 	p.lastTick = t
 	p.tasks.shrink()
-	p.kickLocked().wake() // an expired worker may have been due to take a reserved task
 	if p.running.Load() == 0 {
 		p.purgeStop = nil
 		return false

@@ -28,6 +28,15 @@ type goWorker[T any] struct {
 	// is set under the pool's lock before the wake-up is sent, so the
 	// worker may read it after receiving.
 	stop bool
+
+	// local is state a pool kind keeps for the life of this worker (a
+	// WorkerPool's Worker); only the worker's goroutine uses it, and the
+	// pool clears it when the worker exits.
+	local any
+
+	// retire, set by a task on its own worker's goroutine, makes the worker
+	// exit after the task instead of taking the next one.
+	retire bool
 }
 
 // wake wakes w, a worker detached from the idle queue, and the workers
@@ -52,26 +61,33 @@ func (w *goWorker[T]) run(arg T) {
 	p := w.pool
 	exited := false
 	defer func() {
-		if !exited {
-			// The task panicked, or called runtime.Goexit (t.FailNow, for
-			// one), which neither returns nor panics. As in ants, the
-			// worker ends, and it has left Running by the time the panic
-			// handler runs; the capacity it held goes at once to waiting
-			// callers and buffered tasks.
-			r := recover()
-			var stack []byte
-			if r != nil && p.opts.PanicHandler == nil {
-				stack = debug.Stack() // the panicking stack is gone after this call
-			}
-			p.failed()
-			if r != nil {
-				p.handlePanic(r, stack)
-			}
+		if exited {
+			p.workerCache.Put(w)
+			return
 		}
-		p.workerExited(w)
+		// The task panicked, or called runtime.Goexit (t.FailNow, for
+		// one), which neither returns nor panics. As in ants, the worker
+		// ends, and it has left Running and the goroutine bound by the
+		// time the panic handler runs; the capacity it held goes at once
+		// to waiting callers and buffered tasks.
+		r := recover()
+		var stack []byte
+		if r != nil && p.opts.PanicHandler == nil {
+			stack = debug.Stack() // the panicking stack is gone after this call
+		}
+		p.failed()
+		if r != nil {
+			p.handlePanic(r, stack)
+		}
+		if p.onExit != nil {
+			p.onExit(w)
+		}
+		w.local, w.retire = nil, false
+		p.workerCache.Put(w)
+		p.exited()
 	}()
 	for {
-		p.fn(arg)
+		p.fn(w, arg)
 		var ok bool
 		if arg, ok = p.afterTask(w); !ok {
 			exited = true // afterTask counted it out

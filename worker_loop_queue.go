@@ -65,8 +65,8 @@ func (q *workerLoopQueue[T]) detach() *goWorker[T] {
 	return w
 }
 
-func (q *workerLoopQueue[T]) refresh(cutoff int64) []*goWorker[T] {
-	n := expiredPrefix(q.size, cutoff, q.at)
+func (q *workerLoopQueue[T]) refresh(cutoff int64, limit int) []*goWorker[T] {
+	n := expiredPrefix(min(q.size, limit), cutoff, q.at)
 	q.expiry = q.expiry[:0]
 	for i := 0; i < n; i++ {
 		q.expiry = append(q.expiry, q.detach())

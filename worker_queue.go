@@ -14,9 +14,10 @@ type workerQueue[T any] interface {
 	// detach removes and returns the worker to run the next task, or nil if
 	// there is none: the newest for the stack, the oldest for the ring.
 	detach() *goWorker[T]
-	// refresh removes the workers whose lastUsed is before cutoff and
-	// returns them. The returned slice is reused by the next call.
-	refresh(cutoff int64) []*goWorker[T]
+	// refresh removes the workers whose lastUsed is before cutoff, oldest
+	// first and at most limit of them, and returns them. The returned slice
+	// is reused by the next call.
+	refresh(cutoff int64, limit int) []*goWorker[T]
 }
 
 // newWorkerQueue returns the ring queue for PreAlloc pools (capacity must be
@@ -31,6 +32,9 @@ func newWorkerQueue[T any](preAlloc bool, capacity int) workerQueue[T] {
 // expiredPrefix returns how many of the first n workers, ordered by
 // lastUsed, have lastUsed < cutoff; at(i) returns the i-th oldest.
 func expiredPrefix[T any](n int, cutoff int64, at func(int) *goWorker[T]) int {
+	if n <= 0 {
+		return 0
+	}
 	lo, hi := 0, n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)

@@ -1,6 +1,7 @@
 package ants
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,7 +78,7 @@ func TestWorkerStack(t *testing.T) {
 			for _, w := range idleWorkers(1, 5) {
 				s.insert(w)
 			}
-			assert.Equal(t, tc.expired, lastUsed(s.refresh(tc.cutoff)), tc.description)
+			assert.Equal(t, tc.expired, lastUsed(s.refresh(tc.cutoff, math.MaxInt)), tc.description)
 			assert.Equal(t, len(tc.left), s.len(), tc.description)
 			assert.Equal(t, tc.left, drain(&s), tc.description)
 		}
@@ -87,12 +88,12 @@ func TestWorkerStack(t *testing.T) {
 		for _, used := range []int64{1, 1, 1, 2, 2, 3} {
 			s.insert(&goWorker[int]{lastUsed: used})
 		}
-		assert.Equal(t, []int64{1, 1, 1}, lastUsed(s.refresh(2)))
+		assert.Equal(t, []int64{1, 1, 1}, lastUsed(s.refresh(2, math.MaxInt)))
 		assert.Equal(t, []int64{3, 2, 2}, drain(&s))
 	})
 	t.Run("refresh of an empty stack removes nothing", func(t *testing.T) {
 		var s workerStack[int]
-		assert.Empty(t, s.refresh(100))
+		assert.Empty(t, s.refresh(100, math.MaxInt))
 		assert.Equal(t, 0, s.len())
 	})
 }
@@ -141,8 +142,8 @@ func TestWorkerLoopQueue(t *testing.T) {
 			for _, w := range idleWorkers(1, 5) {
 				q.insert(w)
 			}
-			assert.Empty(t, q.refresh(1), "wrapped: %v", wrapped)
-			assert.Equal(t, []int64{1, 2, 3}, lastUsed(q.refresh(4)), "wrapped: %v", wrapped)
+			assert.Empty(t, q.refresh(1, math.MaxInt), "wrapped: %v", wrapped)
+			assert.Equal(t, []int64{1, 2, 3}, lastUsed(q.refresh(4, math.MaxInt)), "wrapped: %v", wrapped)
 			assert.Equal(t, 2, q.len(), "wrapped: %v", wrapped)
 			assert.Equal(t, []int64{4, 5}, drain(q), "wrapped: %v", wrapped)
 		}
@@ -157,7 +158,7 @@ func TestWorkerLoopQueue(t *testing.T) {
 		for _, w := range idleWorkers(4, 2) {
 			q.insert(w) // 3, 4, 5 with head at index 2
 		}
-		assert.Equal(t, []int64{3, 4, 5}, lastUsed(q.refresh(10)))
+		assert.Equal(t, []int64{3, 4, 5}, lastUsed(q.refresh(10, math.MaxInt)))
 		assert.Equal(t, 0, q.len())
 		assert.Nil(t, q.detach())
 	})

@@ -25,8 +25,8 @@ func (s *workerStack[T]) detach() *goWorker[T] {
 	return w
 }
 
-func (s *workerStack[T]) refresh(cutoff int64) []*goWorker[T] {
-	n := expiredPrefix(len(s.items), cutoff, func(i int) *goWorker[T] { return s.items[i] })
+func (s *workerStack[T]) refresh(cutoff int64, limit int) []*goWorker[T] {
+	n := expiredPrefix(min(len(s.items), limit), cutoff, func(i int) *goWorker[T] { return s.items[i] })
 	s.expiry = append(s.expiry[:0], s.items[:n]...)
 	m := copy(s.items, s.items[n:])
 	clear(s.items[m:])
