@@ -3,9 +3,7 @@ package antsotel_test
 import (
 	"context"
 	"errors"
-	"runtime"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -109,16 +107,4 @@ func (m refusingMeter) Float64Histogram(name string, opts ...metric.Float64Histo
 		return nil, errRefused
 	}
 	return m.Meter.Float64Histogram(name, opts...)
-}
-
-// waitUntil yields until cond holds, failing the test after 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		runtime.Gosched()
-	}
 }
