@@ -61,6 +61,11 @@ type Options struct {
 	// of a MultiPool keeps MinWorkers of its own.
 	MinWorkers int
 
+	// Observer, if not nil, is told the wait and run time of every task the
+	// pool runs (see Observer), on the worker goroutine that ran it. If nil,
+	// the pool reads no clock for it.
+	Observer Observer
+
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
 }
@@ -145,6 +150,17 @@ func WithDisablePurge(disable bool) Option {
 func WithQueueSize(n int) Option {
 	return func(opts *Options) {
 		opts.QueueSize = n
+	}
+}
+
+// WithObserver sets Options.Observer. A pool has one observer: a later
+// WithObserver replaces an earlier one, and WithObserver(nil) removes it; to
+// feed several, give it an Observer that calls each. Every shard of a
+// MultiPool reports to it. Panics are observed whether or not a
+// PanicHandler is set (WithPanicHandler).
+func WithObserver(o Observer) Option {
+	return func(opts *Options) {
+		opts.Observer = o
 	}
 }
 

@@ -103,5 +103,5 @@ func (p *poolCore[T]) handlePanic(value any, stack []byte) {
 		h(value)
 		return
 	}
-	p.opts.Logger.Printf("worker exits from panic: %v\n%s", value, stack)
+	logTaskPanic(p.opts.Logger, value, stack)
 }

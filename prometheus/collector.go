@@ -28,6 +28,21 @@
 // turns it into constant metrics, and nothing runs between scrapes (no
 // goroutine, no cache). A scrape costs one Stats call, which takes the
 // pool's lock once, plus the encoding of nine series.
+//
+// How long tasks wait for a worker and how long they run is what the
+// counters cannot tell; a TaskObserver, given to the pool with
+// ants.WithObserver and registered beside the collector, records both:
+//
+//	obs := antsprom.NewTaskObserver("work")
+//	p, _ := ants.NewPool(64, ants.WithQueueSize(256), ants.WithObserver(obs))
+//	prometheus.MustRegister(antsprom.NewCollector("work", p), obs)
+//
+//	ants_pool_task_wait_seconds  histogram  from the submit call to the task's start
+//	ants_pool_task_run_seconds   histogram  the task's running time
+//
+// Its TaskDone makes two histogram observations on the worker: about
+// 100-200 ns, no allocation, on a 2-core machine with two goroutines
+// observing at once (BenchmarkTaskObserverTaskDone).
 package antsprom
 
 import (

@@ -60,3 +60,42 @@ func ExampleNewCollector() {
 	// ants_pool_submitted_tasks_total{pool="work"} 10
 	// ants_pool_waiting_callers{pool="work"} 0
 }
+
+// A TaskObserver is given to the pool and registered beside its collector;
+// the scrape then has the wait and run time of every task. Here ten tasks
+// ran, so each histogram counts ten.
+func ExampleNewTaskObserver() {
+	obs := antsprom.NewTaskObserver("work")
+	p, _ := ants.NewPool(4, ants.WithObserver(obs))
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(antsprom.NewCollector("work", p), obs)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		_ = p.Submit(wg.Done)
+	}
+	wg.Wait()
+	_ = p.ReleaseContext(context.Background()) // the workers have exited: every task is observed
+
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "ants_pool_task_") && strings.Contains(line, "_count") {
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// ants_pool_task_run_seconds_count{pool="work"} 10
+	// ants_pool_task_wait_seconds_count{pool="work"} 10
+}

@@ -10,6 +10,13 @@
 //	curl 'localhost:8080/work/wait?id=2'    # waits for a worker instead
 //	curl localhost:8080/metrics | grep ants_pool_
 //
+// Besides the pool's gauges and counters, /metrics has how long tasks
+// waited for a worker and how long they ran, as the histograms
+// ants_pool_task_wait_seconds and ants_pool_task_run_seconds; the p99 wait
+// over 5 minutes, the figure that says when to grow the pool, is
+//
+//	histogram_quantile(0.99, sum by (le) (rate(ants_pool_task_wait_seconds_bucket{pool="work"}[5m])))
+//
 // It is a module of its own, so that neither the ants module nor its
 // users depend on client_golang.
 package main
@@ -61,30 +68,46 @@ func run(ctx context.Context, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	pool, err := ants.NewPool(*size, ants.WithQueueSize(*queue))
+	pool, h, err := build(*size, *queue, *work, log)
 	if err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(
-		antsprom.NewCollector("work", pool),
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
-	d := *work
-	h := service.NewHandler(service.Config{
-		Pool:    pool,
-		Work:    func(ctx context.Context, _ string) { service.Sleep(ctx, d) },
-		Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
-		Logger:  log,
-	})
-
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		pool.Release()
 		return err
 	}
-	log.Info("pool", "size", *size, "queue", *queue, "work", d)
+	log.Info("pool", "size", *size, "queue", *queue, "work", *work)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	return service.Serve(ctx, srv, ln, pool, *grace, log)
+}
+
+// build makes the service's pool, of size workers and a buffer of queue
+// tasks, and its routes, whose requests each run work on the pool. The
+// pool reports every task's wait and run time to a TaskObserver, so that
+// /metrics has the histograms ants_pool_task_wait_seconds and
+// ants_pool_task_run_seconds beside the pool's gauges and counters, and it
+// logs a task's panic to log as one structured record. The caller releases
+// the pool.
+func build(size, queue int, work time.Duration, log *slog.Logger) (*ants.Pool, http.Handler, error) {
+	observer := antsprom.NewTaskObserver("work")
+	pool, err := ants.NewPool(size, ants.WithQueueSize(queue),
+		ants.WithObserver(observer), ants.WithLogger(ants.NewSlogLogger(log)))
+	if err != nil {
+		return nil, nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		antsprom.NewCollector("work", pool),
+		observer,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	h := service.NewHandler(service.Config{
+		Pool:    pool,
+		Work:    func(ctx context.Context, _ string) { service.Sleep(ctx, work) },
+		Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		Logger:  log,
+	})
+	return pool, h, nil
 }
