@@ -65,9 +65,10 @@ type poolCore[T any] struct {
 	// caller whose task was just taken from the head of the list.
 	cond sync.Cond
 
-	tasks   taskQueue[T]   // accepted tasks no worker has taken yet, FIFO
-	workers workerQueue[T] // parked idle workers
-	waiters waiterList[T]  // blocked callers, FIFO
+	tasks   taskQueue[T]         // accepted tasks no worker has taken yet, FIFO
+	stamps  taskQueue[taskStamp] // the tasks' stamps, in step with tasks; used only if timed
+	workers workerQueue[T]       // parked idle workers
+	waiters waiterList[T]        // blocked callers, FIFO
 
 	// busy counts the tasks workers have taken and not finished.
 	busy int
@@ -112,6 +113,11 @@ type poolCore[T any] struct {
 	queueSize int                   // Options.QueueSize: negative is unbounded
 	fn        func(*goWorker[T], T) // applied to every task, on the worker w
 	opts      *Options              // read-only after init
+
+	// timed is set if tasks are timed: the pool has an observer (obs).
+	// Without it no clock is read on the task path.
+	timed bool
+	obs   Observer
 
 	// onExit, if set, is called on a worker's goroutine as the worker
 	// exits, while it still holds its place in the goroutine bound (but
@@ -170,6 +176,8 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	p.capacity.Store(int32(size))
 	p.fn = fn
 	p.opts = opts
+	p.obs = opts.Observer
+	p.timed = p.obs != nil
 	return nil
 }
 
@@ -178,24 +186,33 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 // ctx is never nil: the calls that take none pass context.Background(),
 // whose Done is nil. If try is set the caller never waits.
 func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
+	var st taskStamp
+	if p.timed {
+		st.at = nanotime()
+	}
+	return p.submitStamped(ctx, arg, try, st)
+}
+
+// submitStamped is submit for a task stamped st.
+func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp) error {
 	if p.closed.Load() {
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
 	p.lock.Lock()
-	if !p.closed.Load() && p.acceptLocked(arg) {
+	if !p.closed.Load() && p.acceptLocked(arg, st) {
 		w := p.kickLocked()
 		p.lock.Unlock()
 		w.wake()
 		return nil
 	}
-	return p.submitSlow(ctx, arg, try)
+	return p.submitSlow(ctx, arg, try, st)
 }
 
-// acceptLocked appends arg to the ring if the pool can take it now: with a
-// worker slot if one is free, else into the buffer if it has room. It
-// requires p.lock held.
-func (p *poolCore[T]) acceptLocked(arg T) bool {
+// acceptLocked appends arg, stamped st, to the ring if the pool can take it
+// now: with a worker slot if one is free, else into the buffer if it has
+// room. It requires p.lock held.
+func (p *poolCore[T]) acceptLocked(arg T, st taskStamp) bool {
 	c := int(p.capacity.Load())
 	switch {
 	case c < 0 || p.busy+p.reserved < c:
@@ -205,6 +222,9 @@ func (p *poolCore[T]) acceptLocked(arg T) bool {
 		return false
 	}
 	p.tasks.push(arg)
+	if p.timed {
+		p.stamps.push(st)
+	}
 	count(&p.submitted)
 	return true
 }
@@ -221,17 +241,20 @@ func (p *poolCore[T]) promoteLocked() {
 	}
 }
 
-// takeLocked takes the reserved task at the head of the ring for a worker.
+// takeLocked takes the reserved task at the head of the ring for worker w.
 // It requires p.lock held and p.reserved > 0.
-func (p *poolCore[T]) takeLocked() T {
+func (p *poolCore[T]) takeLocked(w *goWorker[T]) T {
 	arg, _ := p.tasks.pop()
+	if p.timed {
+		w.stamp, _ = p.stamps.pop()
+	}
 	p.reserved--
 	p.busy++
 	return arg
 }
 
 // submitSlow requires p.lock held and releases it.
-func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
+func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskStamp) error {
 	if p.closed.Load() {
 		p.lock.Unlock()
 		p.rejected.Add(1)
@@ -244,7 +267,7 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool) error {
 		p.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return p.waitLocked(ctx, arg)
+	return p.waitLocked(ctx, arg, st)
 }
 
 // kickLocked makes sure the reserved tasks will be taken promptly, and
@@ -289,7 +312,7 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 			x.nextWake, w = w, x
 		}
 		for p.reserved > p.searching && p.canSpawnLocked() {
-			p.spawnLocked(p.takeLocked())
+			p.spawnLocked()
 		}
 	}
 	return w
@@ -307,8 +330,8 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 // for a waiter that had already woken) moves itself back to the tail before
 // waiting again. So the order holds, every Signal is a wake-up some waiter
 // needs or a harmless extra one, and no taken task leaves its caller asleep.
-func (p *poolCore[T]) waitLocked(ctx context.Context, arg T) error {
-	w := p.waiters.get(arg)
+func (p *poolCore[T]) waitLocked(ctx context.Context, arg T, st taskStamp) error {
+	w := p.waiters.get(arg, st)
 	p.waiters.pushBack(w)
 	p.waiting.Store(int32(p.waiters.len))
 
@@ -363,7 +386,7 @@ func (p *poolCore[T]) admitLocked() (taken int) {
 		return 0
 	}
 	var zero T
-	for w := p.waiters.head; w != nil && p.acceptLocked(w.arg); w = p.waiters.head {
+	for w := p.waiters.head; w != nil && p.acceptLocked(w.arg, w.stamp); w = p.waiters.head {
 		p.waiters.remove(w)
 		w.arg, w.state = zero, waiterTaken
 		taken++

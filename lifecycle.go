@@ -21,9 +21,9 @@ func (p *poolCore[T]) canSpawnLocked() bool {
 	return c < 0 || int(p.running.Load())+p.stopping < c
 }
 
-// spawnLocked starts a worker goroutine with arg, a task taken from the
-// ring, as its first task. It requires p.lock held and canSpawnLocked.
-func (p *poolCore[T]) spawnLocked(arg T) {
+// spawnLocked starts a worker goroutine for the reserved task at the head
+// of the ring. It requires p.lock held, p.reserved > 0 and canSpawnLocked.
+func (p *poolCore[T]) spawnLocked() {
 	p.running.Add(1)
 	p.live++
 	// A closed pool still starts workers to drain its buffer (Tune, a lost
@@ -35,7 +35,7 @@ func (p *poolCore[T]) spawnLocked(arg T) {
 	if w == nil {
 		w = &goWorker[T]{pool: p, ch: make(chan struct{}, 1)}
 	}
-	go w.run(arg)
+	go w.run(p.takeLocked(w))
 }
 
 // afterTask records the task a worker just finished and returns the next
@@ -48,7 +48,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	taken := p.admitLocked()
 	for {
 		if p.reserved > 0 && !w.retire {
-			arg = p.takeLocked()
+			arg = p.takeLocked(w)
 			next := p.kickLocked()
 			p.lock.Unlock()
 			p.signal(taken)

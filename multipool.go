@@ -87,14 +87,23 @@ func (p *poolCore[T]) inFlight() int {
 }
 
 func (m *multiCore[T]) submit(ctx context.Context, arg T, try bool) error {
-	err := m.submitOnce(ctx, arg, try)
+	var st taskStamp
+	if m.pools[0].timed { // the member pools share their options
+		st.at = nanotime()
+	}
+	return m.submitStamped(ctx, arg, try, st)
+}
+
+// submitStamped is submit for a task stamped st.
+func (m *multiCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp) error {
+	err := m.submitOnce(ctx, arg, try, st)
 	if err != nil {
 		m.rejected.Add(1)
 	}
 	return err
 }
 
-func (m *multiCore[T]) submitOnce(ctx context.Context, arg T, try bool) error {
+func (m *multiCore[T]) submitOnce(ctx context.Context, arg T, try bool, st taskStamp) error {
 	if m.closed.Load() {
 		return ErrPoolClosed
 	}
@@ -103,9 +112,9 @@ func (m *multiCore[T]) submitOnce(ctx context.Context, arg T, try bool) error {
 	} else if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := m.next(m.lbs).submit(ctx, arg, try)
+	err := m.next(m.lbs).submitStamped(ctx, arg, try, st)
 	if err == ErrPoolOverload && m.lbs == RoundRobin {
-		err = m.next(LeastTasks).submit(ctx, arg, try)
+		err = m.next(LeastTasks).submitStamped(ctx, arg, try, st)
 	}
 	return err
 }

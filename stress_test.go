@@ -1034,12 +1034,19 @@ func shrinkThenGrowRound(t *testing.T, h *stressHarness, p *ants.Pool, round int
 	count := func() { runs.Add(1) }
 	twoIdle := func() {
 		t.Helper()
+		// Both tasks must start, on two workers, before either ends. The
+		// second may wait for a worker that a shrink stopped and that has
+		// not exited yet, which takes it rather than let a new worker start
+		// above the goroutine bound.
 		warm := make(chan struct{})
+		var started sync.WaitGroup
+		started.Add(2)
 		for i := 0; i < 2; i++ {
-			if err := p.Submit(func() { count(); <-warm }); err != nil {
+			if err := p.Submit(func() { count(); started.Done(); <-warm }); err != nil {
 				t.Fatalf("round %d: warming submit %d: %v", round, i, err)
 			}
 		}
+		started.Wait()
 		close(warm)
 		h.waitFor("two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
 	}

@@ -5,6 +5,7 @@ package ants
 // directly: one goroutine wake-up (the caller's) instead of two.
 type waiter[T any] struct {
 	arg        T
+	stamp      taskStamp
 	state      waiterState
 	prev, next *waiter[T]
 }
@@ -27,8 +28,8 @@ type waiterList[T any] struct {
 	free       *waiter[T] // linked through next
 }
 
-// get returns a pending waiter carrying arg, reused if possible.
-func (l *waiterList[T]) get(arg T) *waiter[T] {
+// get returns a pending waiter carrying arg, stamped st, reused if possible.
+func (l *waiterList[T]) get(arg T, st taskStamp) *waiter[T] {
 	w := l.free
 	if w != nil {
 		l.free = w.next
@@ -36,7 +37,7 @@ func (l *waiterList[T]) get(arg T) *waiter[T] {
 	} else {
 		w = new(waiter[T])
 	}
-	w.arg, w.state = arg, waiterPending
+	w.arg, w.stamp, w.state = arg, st, waiterPending
 	return w
 }
 

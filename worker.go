@@ -37,6 +37,16 @@ type goWorker[T any] struct {
 	// retire, set by a task on its own worker's goroutine, makes the worker
 	// exit after the task instead of taking the next one.
 	retire bool
+
+	// The timing of the current task, if the pool is timed (timing.go):
+	// its stamp, when it started, and whether it is running. panicked is
+	// set by a task whose panic its pool kind caught, so that the observer
+	// is told. Only the worker's goroutine uses them, but for stamp, which
+	// takeLocked sets under the pool's lock before the worker runs the task.
+	stamp    taskStamp
+	start    int64
+	inTask   bool
+	panicked bool
 }
 
 // wake wakes w, a worker detached from the idle queue, and the workers
@@ -71,6 +81,9 @@ func (w *goWorker[T]) run(arg T) {
 		// time the panic handler runs; the capacity it held goes at once
 		// to waiting callers and buffered tasks.
 		r := recover()
+		if p.timed {
+			p.observePanic(w)
+		}
 		var stack []byte
 		if r != nil && p.opts.PanicHandler == nil {
 			stack = debug.Stack() // the panicking stack is gone after this call
@@ -87,7 +100,11 @@ func (w *goWorker[T]) run(arg T) {
 		p.exited()
 	}()
 	for {
-		p.fn(w, arg)
+		if p.timed {
+			p.runTimed(w, arg)
+		} else {
+			p.fn(w, arg)
+		}
 		var ok bool
 		if arg, ok = p.afterTask(w); !ok {
 			exited = true // afterTask counted it out

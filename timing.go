@@ -1,0 +1,83 @@
+package ants
+
+import (
+	"context"
+	"time"
+)
+
+// Task timing, for the Observer: the engine stamps each task when it is
+// submitted and times it on its worker; wrappers that run a task of their
+// own on a pool (Go, groups, streams, Keyed, Subpool) time it themselves
+// and submit it stamped self, so that the pool does not report it twice.
+
+// taskStamp travels with a task through the ring when the pool is timed.
+type taskStamp struct {
+	at   int64 // nanotime of the submit call
+	self bool  // the task reports its own times (selfTimedSubmitter)
+}
+
+// epoch is the origin of nanotime.
+var epoch = time.Now()
+
+// nanotime returns the monotonic time in nanoseconds since epoch.
+func nanotime() int64 { return int64(time.Since(epoch)) }
+
+// runTimed runs arg on w as p.fn does, timing it for the observer.
+func (p *poolCore[T]) runTimed(w *goWorker[T], arg T) {
+	w.start = nanotime()
+	w.inTask = true
+	p.fn(w, arg)
+	end := nanotime()
+	w.inTask = false
+	if !w.stamp.self {
+		p.obs.TaskDone(time.Duration(w.start-w.stamp.at), time.Duration(end-w.start), w.panicked)
+	}
+	w.panicked = false
+}
+
+// observePanic reports the task of w that panicked or called
+// runtime.Goexit, if the pool is timed and the task reports through it. It
+// runs on w's goroutine, in its deferred recovery.
+func (p *poolCore[T]) observePanic(w *goWorker[T]) {
+	if !w.inTask {
+		return
+	}
+	w.inTask, w.panicked = false, false
+	if !w.stamp.self {
+		p.obs.TaskDone(time.Duration(w.start-w.stamp.at), time.Duration(nanotime()-w.start), true)
+	}
+}
+
+// selfTimedSubmitter is implemented by the package's Submitters (*Pool,
+// *MultiPool, *Subpool): a wrapper that times its tasks itself finds the
+// observer through it and submits tasks that the pool does not report.
+type selfTimedSubmitter interface {
+	// observer returns the observer of the pool the tasks run on, or nil.
+	observer() Observer
+	// submitSelfTimed submits a task that reports its own times. ctx is
+	// not nil.
+	submitSelfTimed(ctx context.Context, task func(), try bool) error
+}
+
+// observerOf returns the observer tasks submitted to s report to, or nil if
+// s has none or is not one of the package's Submitters.
+func observerOf(s Submitter) Observer {
+	if t, ok := s.(selfTimedSubmitter); ok {
+		return t.observer()
+	}
+	return nil
+}
+
+func (p *poolCore[T]) observer() Observer { return p.obs }
+
+// submitSelfTimed submits task stamped self; see selfTimedSubmitter.
+func (p *Pool) submitSelfTimed(ctx context.Context, task func(), try bool) error {
+	return p.submitStamped(ctx, task, try, taskStamp{self: true})
+}
+
+func (m *multiCore[T]) observer() Observer { return m.pools[0].obs }
+
+// submitSelfTimed submits task stamped self; see selfTimedSubmitter.
+func (mp *MultiPool) submitSelfTimed(ctx context.Context, task func(), try bool) error {
+	return mp.submitStamped(ctx, task, try, taskStamp{self: true})
+}
