@@ -86,10 +86,11 @@ func queueOf(buffered bool, capacity int) []ants.Option {
 	return nil
 }
 
-// newPool starts a Pool, with a buffer of capacity tasks if buffered.
-func newPool(buffered bool) funcPoolStarter {
+// newPool starts a Pool, with a buffer of capacity tasks if buffered, and
+// the options extra.
+func newPool(buffered bool, extra ...ants.Option) funcPoolStarter {
 	return func(b *testing.B, capacity int) funcPool {
-		p, err := ants.NewPool(capacity, queueOf(buffered, capacity)...)
+		p, err := ants.NewPool(capacity, append(queueOf(buffered, capacity), extra...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -101,14 +102,14 @@ func newPool(buffered bool) funcPoolStarter {
 // (issue 8's 8 x 125 at capacity 1000), fewer when capacity is not a
 // multiple of 8, so that the total stays capacity. buffered gives every
 // sub-pool a buffer of its own size, capacity slots in all.
-func newMultiPool(buffered bool) funcPoolStarter {
+func newMultiPool(buffered bool, extra ...ants.Option) funcPoolStarter {
 	return func(b *testing.B, capacity int) funcPool {
 		size := min(8, capacity)
 		for capacity%size != 0 {
 			size--
 		}
 		per := capacity / size
-		p, err := ants.NewMultiPool(size, per, ants.RoundRobin, queueOf(buffered, per)...)
+		p, err := ants.NewMultiPool(size, per, ants.RoundRobin, append(queueOf(buffered, per), extra...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -166,9 +167,9 @@ func (c *chanPool) ReleaseTimeout(time.Duration) error {
 
 // invokePool starts a PoolWithFunc whose function calls task, with a
 // buffer of capacity calls if buffered.
-func invokePool(buffered bool) starter {
+func invokePool(buffered bool, extra ...ants.Option) starter {
 	return func(b *testing.B, capacity int, task func()) benchPool {
-		p, err := ants.NewPoolWithFunc(capacity, func(any) { task() }, queueOf(buffered, capacity)...)
+		p, err := ants.NewPoolWithFunc(capacity, func(any) { task() }, append(queueOf(buffered, capacity), extra...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -418,3 +419,29 @@ func BenchmarkSubpoolOverhead(b *testing.B) {
 		}
 	})
 }
+
+// nopObserver is an Observer that does nothing: with it, a benchmark
+// measures what timing the tasks costs the pool.
+type nopObserver struct{}
+
+func (nopObserver) TaskDone(time.Duration, time.Duration, bool) {}
+
+var observed = ants.WithObserver(nopObserver{})
+
+// BenchmarkSubmitObserved is BenchmarkSubmit with an observer that does
+// nothing; BenchmarkSubmit is its base:
+//
+//	benchstat -col '.name@(Submit SubmitObserved)' new.txt
+func BenchmarkSubmitObserved(b *testing.B) { eachShape(b, newPool(false, observed).bound()) }
+
+// BenchmarkSubmitBufferedObserved is BenchmarkSubmitBuffered with an
+// observer that does nothing.
+func BenchmarkSubmitBufferedObserved(b *testing.B) { eachShape(b, newPool(true, observed).bound()) }
+
+// BenchmarkInvokeObserved is BenchmarkInvoke with an observer that does
+// nothing.
+func BenchmarkInvokeObserved(b *testing.B) { eachShape(b, invokePool(false, observed)) }
+
+// BenchmarkMultiPoolObserved is BenchmarkMultiPool with an observer that
+// does nothing.
+func BenchmarkMultiPoolObserved(b *testing.B) { eachShape(b, newMultiPool(false, observed).bound()) }

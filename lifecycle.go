@@ -68,6 +68,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			continue
 		}
 		w.lastUsed = p.lastTick
+		w.start = 0 // its next task starts when it wakes
 		p.workers.insert(w)
 		p.lock.Unlock()
 		p.signal(taken)

@@ -39,7 +39,8 @@ type goWorker[T any] struct {
 	retire bool
 
 	// The timing of the current task, if the pool is timed (timing.go):
-	// its stamp, when it started, and whether it is running. panicked is
+	// its stamp, when it started (0: not yet read), and whether it is
+	// running. panicked is
 	// set by a task whose panic its pool kind caught, so that the observer
 	// is told. Only the worker's goroutine uses them, but for stamp, which
 	// takeLocked sets under the pool's lock before the worker runs the task.
@@ -72,6 +73,7 @@ func (w *goWorker[T]) run(arg T) {
 	exited := false
 	defer func() {
 		if exited {
+			w.start = 0
 			p.workerCache.Put(w)
 			return
 		}
@@ -95,7 +97,7 @@ func (w *goWorker[T]) run(arg T) {
 		if p.onExit != nil {
 			p.onExit(w)
 		}
-		w.local, w.retire = nil, false
+		w.local, w.retire, w.start = nil, false, 0
 		p.workerCache.Put(w)
 		p.exited()
 	}()
