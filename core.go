@@ -225,7 +225,7 @@ func (p *poolCore[T]) acceptLocked(arg T, st taskStamp) bool {
 	if p.timed {
 		p.stamps.push(st)
 	}
-	count(&p.submitted)
+	p.submitted++
 	return true
 }
 

@@ -43,7 +43,7 @@ func (p *poolCore[T]) spawnLocked() {
 // ok == false when the worker has been counted out and must exit.
 func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	p.lock.Lock()
-	count(&p.completed)
+	p.completed++
 	p.busy--
 	taken := p.admitLocked()
 	for {
@@ -130,7 +130,7 @@ func (p *poolCore[T]) leaveOrStayLocked(w *goWorker[T], taken int) (stays bool) 
 // counted out (exited) once it has reported the panic.
 func (p *poolCore[T]) failed() {
 	p.lock.Lock()
-	count(&p.panicked)
+	p.panicked++
 	p.busy--
 	taken := p.admitLocked()
 	p.running.Add(-1)

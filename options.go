@@ -71,7 +71,7 @@ type Options struct {
 }
 
 // loadOptions applies options over the zero Options. Defaults that depend on
-// validation (expiry, logger) are filled in by newPoolCore.
+// validation (expiry, logger, clock) are filled in by poolCore.init.
 func loadOptions(options ...Option) *Options {
 	opts := new(Options)
 	for _, option := range options {
