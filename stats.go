@@ -3,7 +3,7 @@ package ants
 // Stats is a snapshot of a pool's state and counters. When the pool is
 // quiet (no task running or waiting), Submitted == Completed + Panicked.
 type Stats struct {
-	Cap     int // capacity, -1 if unlimited; a MultiPool's is the sum of its sub-pools', as its Cap()
+	Cap     int // capacity, -1 if unlimited; a MultiPool's is the sum of its member pools' (-N for N unlimited ones), as its Cap()
 	Running int // workers, busy or idle, as Running()
 	Idle    int // workers parked waiting for a task
 	Waiting int // callers blocked in Submit or Invoke
