@@ -2,8 +2,6 @@ package ants
 
 import (
 	"context"
-	"fmt"
-	"runtime/debug"
 	"slices"
 	"sync"
 )
@@ -18,26 +16,6 @@ type Submitter interface {
 
 type trySubmitter interface {
 	TrySubmit(task func()) error
-}
-
-// PanicError is the error a Group reports for a task that panicked. It
-// carries the value passed to panic and the stack of the panicking
-// goroutine.
-type PanicError struct {
-	Value any
-	Stack []byte
-}
-
-// Error returns the panic value and the stack.
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("ants: task panicked: %v\n\n%s", e.Value, e.Stack)
-}
-
-// Unwrap returns the panic value if it is an error, so that errors.Is and
-// errors.As see through a panic(err).
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
 }
 
 // Group runs related tasks on a shared pool and waits for them, in the
@@ -166,20 +144,10 @@ func (g *Group) wrap(task func() error) func() {
 	}
 }
 
+// call calls task and returns its error, or a *PanicError if it panics.
 func (g *Group) call(task func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = newPanicError(r)
-		}
-	}()
+	defer recoverPanic(&err)
 	return task()
-}
-
-// newPanicError returns the *PanicError for the recovered value r. Called
-// from the deferred function that recovered, it still sees the stack of the
-// panicking goroutine.
-func newPanicError(r any) *PanicError {
-	return &PanicError{Value: r, Stack: debug.Stack()}
 }
 
 // fail records err if it is the group's first, and cancels its context.
