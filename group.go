@@ -6,18 +6,6 @@ import (
 	"sync"
 )
 
-// Submitter is a pool that groups (Group, ResultGroup), futures (Go),
-// streams (Stream) and keyed queues (Keyed) can run tasks on: *Pool,
-// *MultiPool and *Subpool satisfy it. If it also has TrySubmit(func()) error,
-// as they do, Group.TryGo uses it.
-type Submitter interface {
-	SubmitContext(ctx context.Context, task func()) error
-}
-
-type trySubmitter interface {
-	TrySubmit(task func()) error
-}
-
 // Group runs related tasks on a shared pool and waits for them, in the
 // manner of golang.org/x/sync/errgroup, with the pool, rather than a
 // per-group limit, bounding concurrency. The pool may be shared by many
@@ -41,14 +29,6 @@ type Group struct {
 func NewGroup(p Submitter) *Group {
 	mustSubmitter(p)
 	return &Group{pool: p, ctx: context.Background()}
-}
-
-// mustSubmitter panics on a nil Submitter, a programming error that would
-// otherwise surface as a nil dereference inside the first Go.
-func mustSubmitter(p Submitter) {
-	if p == nil {
-		panic("ants: nil Submitter")
-	}
 }
 
 // NewGroupContext returns a Group that runs its tasks on p, and a context
@@ -90,15 +70,16 @@ func (g *Group) Go(task func() error) {
 }
 
 // TryGo runs task on the pool only if the pool can take it right now,
-// reporting whether it did. A full pool is not an error; any other error
-// from the pool is reported by Wait. A Submitter without a TrySubmit method
-// never takes a task through TryGo.
+// reporting whether it did, through the pool's TrySubmit. A full pool
+// (ErrPoolOverload) is not an error; any other error from the pool is
+// reported by Wait. A pool that is not a TrySubmitter never takes a task
+// through TryGo.
 func (g *Group) TryGo(task func() error) bool {
 	if task == nil {
 		g.fail(ErrNilTask)
 		return false
 	}
-	tp, ok := g.pool.(trySubmitter)
+	tp, ok := g.pool.(TrySubmitter)
 	if !ok || g.ctx.Err() != nil {
 		return false
 	}

@@ -45,13 +45,6 @@ func waitFor(g *ants.Group) <-chan error {
 	return async(g.Wait)
 }
 
-// submitOnly is a Submitter without TrySubmit.
-type submitOnly struct{ p *ants.Pool }
-
-func (s submitOnly) SubmitContext(ctx context.Context, task func()) error {
-	return s.p.SubmitContext(ctx, task)
-}
-
 var errTask = errors.New("task failed")
 
 func TestGroup(t *testing.T) {

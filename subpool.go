@@ -39,7 +39,7 @@ import (
 // created with NewSubpool and must not be copied after first use.
 type Subpool struct {
 	parent Submitter
-	try    trySubmitter // parent's TrySubmit, nil if it has none
+	try    TrySubmitter // the parent, if it has TrySubmit; nil if not
 
 	// mu guards the fields below up to the atomics.
 	mu sync.Mutex
@@ -79,7 +79,7 @@ type Subpool struct {
 func NewSubpool(parent Submitter, size int) *Subpool {
 	mustSubmitter(parent)
 	s := &Subpool{parent: parent}
-	s.try, _ = parent.(trySubmitter)
+	s.try, _ = parent.(TrySubmitter)
 	if size <= 0 {
 		size = -1
 	}
@@ -114,7 +114,7 @@ func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
 // TrySubmit is Submit for a caller that never waits, neither for a slot nor
 // for the parent: it returns ErrPoolOverload if no slot is free (or callers
 // are waiting for one) or if the parent's TrySubmit refuses the task for
-// want of room. A parent without a TrySubmit method cannot promise not to
+// want of room. A parent that is not a TrySubmitter cannot promise not to
 // wait, so on such a parent TrySubmit always returns ErrPoolOverload, as
 // Group.TryGo never takes a task there.
 func (s *Subpool) TrySubmit(task func()) error {
