@@ -64,8 +64,8 @@ func (g *Group) Go(task func() error) {
 	}
 	g.wg.Add(1)
 	if err := g.pool.SubmitContext(g.ctx, g.wrap(task)); err != nil {
+		g.fail(err) // before Done, so that a Wait it ends sees err
 		g.wg.Done()
-		g.fail(err)
 	}
 }
 
@@ -91,8 +91,8 @@ func (g *Group) TryGo(task func() error) bool {
 		g.wg.Done()
 		return false
 	default:
+		g.fail(err) // before Done, as in Go
 		g.wg.Done()
-		g.fail(err)
 		return false
 	}
 }
@@ -109,7 +109,9 @@ func (g *Group) Wait() error {
 
 // wrap returns the pool task for a group task: it skips the task if the
 // group's context is done, reporting the context's error, and turns a panic
-// into a *PanicError.
+// into a *PanicError. The task counts as done (the deferred Done) only after
+// its error is recorded, so Wait sees it; a task that calls runtime.Goexit
+// counts as done too.
 func (g *Group) wrap(task func() error) func() {
 	return func() {
 		defer g.wg.Done()

@@ -632,3 +632,60 @@ func TestResultGroupTryGoThatReturnsFalseLeavesNoPhantomResult(t *testing.T) {
 		assert.Equal(t, counted[:], seen, "one result per Go and per TryGo that returned true")
 	})
 }
+
+// A Go or TryGo that the pool refused counted its task done before it
+// recorded the error, so a Wait waiting for another task could return in
+// between, without the error; under the race detector, its read of the
+// error raced with the record. The group now records the error first, as
+// errgroup does.
+func TestGroupSubmissionRefusedWhileWaitWaitsIsReported(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		call func(g *ants.Group, task func() error)
+	}{
+		{"Go", func(g *ants.Group, task func() error) { g.Go(task) }},
+		{"TryGo", func(g *ants.Group, task func() error) { g.TryGo(task) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for round := 0; round < 50 && !t.Failed(); round++ {
+				s := &lastRefused{p: newGroupPool(t, 1), gate: newGate(t), held: make(chan struct{})}
+				g := ants.NewGroup(s)
+				g.Go(func() error {
+					defer close(s.held)
+					<-s.gate.ch
+					return nil
+				})
+				errc := waitFor(g)
+				c.call(g, func() error { t.Error("a refused task ran"); return nil })
+				assert.ErrorIs(t, recv(t, errc, "Wait"), errLastRefused, "Wait lost the error of a call it raced with")
+			}
+		})
+	}
+}
+
+var errLastRefused = errors.New("refused after the held task finished")
+
+// lastRefused is a TrySubmitter that runs the first task it is given on p,
+// whichever method it comes through, and refuses every later one with
+// errLastRefused, but only once the first task has run to its end (held):
+// its group task is then about to count as done, so the refused one is the
+// group's last.
+type lastRefused struct {
+	p     *ants.Pool
+	gate  *gate         // holds the first task; opened by the refusal
+	held  chan struct{} // closed by the first task when it returns
+	calls atomic.Int32
+}
+
+func (s *lastRefused) SubmitContext(ctx context.Context, task func()) error {
+	if s.calls.Add(1) == 1 {
+		return s.p.SubmitContext(ctx, task)
+	}
+	s.gate.open()
+	<-s.held
+	return errLastRefused
+}
+
+func (s *lastRefused) TrySubmit(task func()) error {
+	return s.SubmitContext(context.Background(), task)
+}
