@@ -114,7 +114,7 @@ var poolMakers = []poolMaker{
 			capacity: mp.Cap(), subPools: multiSubPools,
 			submit: mp.Submit, submitCtx: mp.SubmitContext, trySubmit: mp.TrySubmit,
 			stats: mp.Stats, waiting: mp.Waiting, tune: mp.Tune,
-			release:        releaseWithoutWaiting(mp),
+			release:        mp.Release,
 			releaseTimeout: mp.ReleaseTimeout, reboot: mp.Reboot,
 		}, nil
 	}},
@@ -129,7 +129,7 @@ var poolMakers = []poolMaker{
 			submitCtx: func(ctx context.Context, task func()) error { return mp.InvokeContext(ctx, task) },
 			trySubmit: func(task func()) error { return mp.TryInvoke(task) },
 			stats:     mp.Stats, waiting: mp.Waiting, tune: mp.Tune,
-			release:        releaseWithoutWaiting(mp),
+			release:        mp.Release,
 			releaseTimeout: mp.ReleaseTimeout, reboot: mp.Reboot,
 		}, nil
 	}},
@@ -142,16 +142,10 @@ var poolMakers = []poolMaker{
 			capacity: mp.Cap(), subPools: multiSubPools,
 			submit: mp.Invoke, submitCtx: mp.InvokeContext, trySubmit: mp.TryInvoke,
 			stats: mp.Stats, waiting: mp.Waiting, tune: mp.Tune,
-			release:        releaseWithoutWaiting(mp),
+			release:        mp.Release,
 			releaseTimeout: mp.ReleaseTimeout, reboot: mp.Reboot,
 		}, nil
 	}},
-}
-
-// releaseWithoutWaiting is Release for a multi-pool, which has no Release
-// method: ReleaseContext with a nil context closes without waiting.
-func releaseWithoutWaiting(mp interface{ ReleaseContext(context.Context) error }) func() {
-	return func() { _ = mp.ReleaseContext(nil) } //nolint:staticcheck // nil ctx: do not wait
 }
 
 // mustMake returns a pool that is released, and whose goroutines have all

@@ -292,6 +292,7 @@ func TestMultiPoolRelease(t *testing.T) {
 			occupyWith(t, mp.submit, g, 1)
 			err := mp.ReleaseTimeout(10 * time.Millisecond)
 			assert.ErrorIs(t, err, ants.ErrTimeout)
+			assert.EqualError(t, err, "pool 0: operation timed out", "the member pool that holds the task, and only it")
 			assert.True(t, mp.IsClosed())
 
 			g.open()
@@ -306,7 +307,9 @@ func TestMultiPoolRelease(t *testing.T) {
 			occupyWith(t, mp.submit, newGate(t), 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			assert.ErrorIs(t, mp.ReleaseContext(ctx), context.Canceled)
+			err := mp.ReleaseContext(ctx)
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.EqualError(t, err, "pool 0: context canceled")
 		})
 	})
 	t.Run("ReleaseContext with a nil context returns without waiting", func(t *testing.T) {
@@ -317,6 +320,28 @@ func TestMultiPoolRelease(t *testing.T) {
 			assert.NoError(t, mp.ReleaseContext(ctx))
 			assert.True(t, mp.IsClosed())
 			assert.Equal(t, 1, mp.Running())
+		})
+	})
+	t.Run("Release closes every member pool without waiting", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+			mp := k.mustNew(t, 2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
+			g := newGate(t)
+			occupyWith(t, mp.submit, g, 2)
+			errc := submitAsync(mp.submit, func() { t.Error("a task refused by Release ran") })
+			waitWaiting(t, mp, 1)
+			mp.Release()
+			assert.True(t, mp.IsClosed())
+			assert.ErrorIs(t, recv(t, errc, "the blocked Submit"), ants.ErrPoolClosed)
+			assert.Equal(t, 2, mp.Running(), "Release waited for the busy workers")
+			assert.ErrorIs(t, submitNow(t, mp.submit, func() {}), ants.ErrPoolClosed)
+			mp.Release() // a no-op on a closed multi-pool
+			assert.ErrorIs(t, mp.ReleaseContext(boundedContext(t)), ants.ErrPoolClosed)
+
+			g.open()
+			mp.Reboot()
+			done := make(chan struct{})
+			require.NoError(t, mp.submit(signal(done)))
+			recv(t, done, "a task after Release and Reboot")
 		})
 	})
 	t.Run("a released multi-pool refuses tasks and a second release", func(t *testing.T) {

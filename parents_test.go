@@ -49,7 +49,7 @@ var parentKinds = []parentKind{
 		mp, err := ants.NewMultiPool(2, size, ants.RoundRobin, opts...)
 		require.NoError(t, err)
 		t.Cleanup(func() { mp.Reboot(); assert.NoError(t, mp.ReleaseTimeout(long)) })
-		return mp, releaseWithoutWaiting(mp)
+		return mp, mp.Release
 	}},
 	{name: "Subpool", new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
 		// The options go to the shared pool, twice as large, so the

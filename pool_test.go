@@ -27,11 +27,11 @@ const (
 // poolAPI is the part of the API that the three pool kinds share.
 type poolAPI interface {
 	commonAPI
-	Release()
 }
 
 // commonAPI is what every pool kind, single or multi, has.
 type commonAPI interface {
+	Release()
 	Running() int
 	Free() int
 	Waiting() int

@@ -198,7 +198,7 @@ var stressKinds = []stressKind{
 			trySubmit:      func(a int) error { return p.TrySubmit(task(a)) },
 			submitter:      p,
 			tune:           p.Tune,
-			release:        func() { _ = p.ReleaseContext(stressNilCtx) },
+			release:        p.Release,
 			releaseTimeout: p.ReleaseTimeout,
 			reboot:         p.Reboot,
 			running:        p.Running,
@@ -219,7 +219,7 @@ var stressKinds = []stressKind{
 			submitContext:  func(ctx context.Context, a int) error { return p.InvokeContext(ctx, a) },
 			trySubmit:      func(a int) error { return p.TryInvoke(a) },
 			tune:           p.Tune,
-			release:        func() { _ = p.ReleaseContext(stressNilCtx) },
+			release:        p.Release,
 			releaseTimeout: p.ReleaseTimeout,
 			reboot:         p.Reboot,
 			running:        p.Running,
@@ -265,7 +265,7 @@ func stressSubpool(h *stressHarness, size int, chain ...stressParent) *stressTar
 		trySubmit:      func(a int) error { return s.TrySubmit(task(a)) },
 		submitter:      s,
 		tune:           s.Tune,
-		release:        func() { _ = levels[rand.IntN(len(levels))].ReleaseContext(stressNilCtx) },
+		release:        func() { levels[rand.IntN(len(levels))].Release() },
 		releaseTimeout: s.ReleaseTimeout,
 		reboot: func() {
 			for _, l := range levels {
@@ -474,10 +474,6 @@ func (h *stressHarness) waitFor(what string, cond func() bool) {
 }
 
 var errStressTask = errors.New("stress: task failed")
-
-// stressNilCtx is a nil context, for ReleaseContext(nil): release without
-// waiting.
-var stressNilCtx context.Context
 
 func TestStress(t *testing.T) {
 	for _, kind := range stressKinds {
@@ -902,8 +898,7 @@ func (h *stressHarness) checkTasks() {
 	}
 }
 
-// TestMultiPoolReleaseRacingRebootLeavesItUsable races ReleaseContext(nil)
-// with Reboot on an open multi-pool, then reboots it: it must then take a
+// TestMultiPoolReleaseRacingRebootLeavesItUsable races Release with Reboot on an open multi-pool, then reboots it: it must then take a
 // task. The stress test found the bug (a Reboot between release's close of
 // the multi-pool and of its sub-pools left IsClosed() false with every
 // sub-pool closed, and Reboot a no-op); it showed about once in 30,000
@@ -930,7 +925,7 @@ func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_ = mp.ReleaseContext(stressNilCtx)
+			mp.Release()
 		}()
 		close(start)
 		wg.Wait()
@@ -938,7 +933,7 @@ func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
 		closed := mp.IsClosed()
 		err = mp.TrySubmit(func() {})
 		// Whatever the outcome of the race, close every sub-pool and wait.
-		_ = mp.ReleaseContext(stressNilCtx)
+		mp.Release()
 		mp.Reboot()
 		if rerr := mp.ReleaseTimeout(stressCallBound); rerr != nil {
 			t.Fatalf("iteration %d: ReleaseTimeout: %v", i, rerr)

@@ -56,7 +56,7 @@ type Subpool struct {
 	waiters waiterList[chan struct{}]
 
 	// drained, when non-nil, is closed when held drops to 0: what
-	// ReleaseContext waits on.
+	// ReleaseContext waits on (waitZero, closeZero).
 	drained chan struct{}
 
 	// Counters for Stats. submitted counts a task when its slot is taken and
@@ -220,7 +220,7 @@ func (s *Subpool) refused() {
 	s.rejected.Add(1)
 	s.mu.Lock()
 	s.submitted--
-	s.releaseLocked()
+	s.putSlotLocked()
 	s.mu.Unlock()
 }
 
@@ -235,14 +235,14 @@ func (s *Subpool) finished(ok bool) {
 	} else {
 		s.panicked++
 	}
-	s.releaseLocked()
+	s.putSlotLocked()
 	s.mu.Unlock()
 }
 
-// releaseLocked gives back one slot: to the longest-waiting caller if the
+// putSlotLocked gives back one slot: to the longest-waiting caller if the
 // capacity allows (held is then unchanged), or else to the sub-pool. It
 // requires s.mu held.
-func (s *Subpool) releaseLocked() {
+func (s *Subpool) putSlotLocked() {
 	if s.waiters.head != nil {
 		if c := s.capacity.Load(); c < 0 || int64(s.held) <= c {
 			s.grantLocked()
@@ -250,9 +250,8 @@ func (s *Subpool) releaseLocked() {
 		}
 	}
 	s.held--
-	if s.held == 0 && s.drained != nil {
-		close(s.drained)
-		s.drained = nil
+	if s.held == 0 {
+		closeZero(&s.drained)
 	}
 }
 
