@@ -129,7 +129,7 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 	for {
 		q := k.keys[key]
 		if q == nil {
-			return k.start(ctx, key, task) // unlocks
+			return k.startUnlock(ctx, key, task)
 		}
 		if !q.starting && q.tasks.n < keyedQueueLimit {
 			q.tasks.push(task)
@@ -151,9 +151,10 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 	}
 }
 
-// start makes key busy with task as its first task and submits the key's
-// runner to the pool. It requires k.mu held, and releases it.
-func (k *Keyed[K]) start(ctx context.Context, key K, task func()) error {
+// startUnlock makes key busy with task as its first task, unlocks k.mu and
+// submits the key's runner to the pool. It requires k.mu held and returns
+// with it unlocked.
+func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task func()) error {
 	q := k.newQueue()
 	q.key, q.first, q.starting = key, task, true
 	gen := q.gen

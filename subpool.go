@@ -122,7 +122,7 @@ func (s *Subpool) TrySubmit(task func()) error {
 }
 
 // submit admits task if a slot is free and nobody waits, and hands it to
-// the parent; otherwise it fails (try) or waits (waitLocked).
+// the parent; otherwise it fails (try) or waits (waitUnlock).
 func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 	if task == nil {
 		s.rejected.Add(1)
@@ -153,11 +153,12 @@ func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 		s.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return s.waitLocked(ctx, task)
+	return s.waitUnlock(ctx, task)
 }
 
-// waitLocked queues the caller until a slot is handed to it, Release, or ctx
-// is done. It requires s.mu held and releases it.
+// waitUnlock queues the caller, unlocks s.mu, and waits until a slot is
+// handed to it, Release, or ctx is done. It requires s.mu held and returns
+// with it unlocked.
 //
 // Who owns the slot is decided under mu alone: a finishing task hands it
 // over by moving the waiter out of the list (state waiterTaken), and a
@@ -165,7 +166,7 @@ func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 // handed over just as ctx ends is neither lost nor used twice: the caller
 // finds it taken and gives it back (refused), which hands it to the next
 // waiter.
-func (s *Subpool) waitLocked(ctx context.Context, task func()) error {
+func (s *Subpool) waitUnlock(ctx context.Context, task func()) error {
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
 	w := &waiter[chan struct{}]{arg: make(chan struct{})}
