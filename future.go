@@ -62,9 +62,7 @@ func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T
 		f.finish(*new(T), ErrNilTask)
 		return f
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx = orBackground(ctx)
 	if err := s.SubmitContext(ctx, func() {
 		if err := ctx.Err(); err != nil {
 			f.finish(*new(T), err)

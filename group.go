@@ -45,11 +45,8 @@ func NewGroupContext(ctx context.Context, p Submitter) (*Group, context.Context)
 // parent (nil means context.Background()), and returns that context.
 func (g *Group) initContext(parent context.Context, p Submitter) context.Context {
 	mustSubmitter(p)
-	if parent == nil {
-		parent = context.Background()
-	}
 	g.pool = p
-	g.ctx, g.cancel = context.WithCancelCause(parent)
+	g.ctx, g.cancel = context.WithCancelCause(orBackground(parent))
 	return g.ctx
 }
 

@@ -99,24 +99,15 @@ func (m *multiCore[T]) submitOnce(ctx context.Context, arg T, try bool) error {
 	if m.closed.Load() {
 		return ErrPoolClosed
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	} else if err := ctx.Err(); err != nil {
+	ctx, err := liveContext(ctx)
+	if err != nil {
 		return err
 	}
-	err := m.next(m.lbs).submit(ctx, arg, try)
+	err = m.next(m.lbs).submit(ctx, arg, try)
 	if err == ErrPoolOverload && m.lbs == RoundRobin {
 		err = m.next(LeastTasks).submit(ctx, arg, try)
 	}
 	return err
-}
-
-func (m *multiCore[T]) rejectNil() error {
-	m.rejected.Add(1)
-	if m.closed.Load() {
-		return ErrPoolClosed
-	}
-	return ErrNilTask
 }
 
 // sum adds up get over the member pools.
@@ -293,7 +284,7 @@ func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...O
 // Pool.Submit.
 func (mp *MultiPool) Submit(task func()) error {
 	if task == nil {
-		return mp.rejectNil()
+		return rejectNil(&mp.rejected, &mp.closed)
 	}
 	return mp.submit(context.Background(), task, false)
 }
@@ -302,7 +293,7 @@ func (mp *MultiPool) Submit(task func()) error {
 // Pool.SubmitContext.
 func (mp *MultiPool) SubmitContext(ctx context.Context, task func()) error {
 	if task == nil {
-		return mp.rejectNil()
+		return rejectNil(&mp.rejected, &mp.closed)
 	}
 	return mp.submit(ctx, task, false)
 }
@@ -310,7 +301,7 @@ func (mp *MultiPool) SubmitContext(ctx context.Context, task func()) error {
 // TrySubmit is Submit for a caller that never waits; see Pool.TrySubmit.
 func (mp *MultiPool) TrySubmit(task func()) error {
 	if task == nil {
-		return mp.rejectNil()
+		return rejectNil(&mp.rejected, &mp.closed)
 	}
 	return mp.submit(context.Background(), task, true)
 }

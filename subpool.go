@@ -105,10 +105,7 @@ func (s *Subpool) Submit(task func()) error {
 // ctx.Err() and task never runs. A ctx already done returns at once. A nil
 // ctx is taken as context.Background().
 func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return s.submit(ctx, task, false)
+	return s.submit(orBackground(ctx), task, false)
 }
 
 // TrySubmit is Submit for a caller that never waits, neither for a slot nor
@@ -125,11 +122,7 @@ func (s *Subpool) TrySubmit(task func()) error {
 // the parent; otherwise it fails (try) or waits (waitUnlock).
 func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 	if task == nil {
-		s.rejected.Add(1)
-		if s.closed.Load() {
-			return ErrPoolClosed
-		}
-		return ErrNilTask
+		return rejectNil(&s.rejected, &s.closed)
 	}
 	if err := ctx.Err(); err != nil {
 		s.rejected.Add(1)
