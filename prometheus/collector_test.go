@@ -26,14 +26,26 @@ func (f *fixed) Stats() ants.Stats {
 	return f.stats
 }
 
-// exposition is the text format a scrape of a collector named name over
-// stats s must produce.
-func exposition(name string, s ants.Stats) string {
+// series is one series of a scrape as the text format shows it.
+type series struct {
+	name, kind, help string
+	value            float64
+}
+
+// expose is the text format of a scrape of a collector named name that
+// exports series.
+func expose(name string, series []series) string {
 	var b strings.Builder
-	series := []struct {
-		name, kind, help string
-		value            float64
-	}{
+	for _, m := range series {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s{pool=%q} %g\n", m.name, m.help, m.name, m.kind, m.name, name, m.value)
+	}
+	return b.String()
+}
+
+// exposition is the text format a scrape of a pool's collector named name
+// over stats s must produce.
+func exposition(name string, s ants.Stats) string {
+	return expose(name, []series{
 		{"ants_pool_capacity_workers", "gauge", "Most worker goroutines the pool runs at once (its Cap); -1 if unlimited.", float64(s.Cap)},
 		{"ants_pool_running_workers", "gauge", "Worker goroutines of the pool, busy or idle.", float64(s.Running)},
 		{"ants_pool_idle_workers", "gauge", "Worker goroutines waiting for a task.", float64(s.Idle)},
@@ -43,11 +55,21 @@ func exposition(name string, s ants.Stats) string {
 		{"ants_pool_completed_tasks_total", "counter", "Tasks that returned.", float64(s.Completed)},
 		{"ants_pool_panicked_tasks_total", "counter", "Tasks that panicked (or called runtime.Goexit).", float64(s.Panicked)},
 		{"ants_pool_rejected_tasks_total", "counter", "Submit calls that returned an error: pool full, closed, context done or nil task.", float64(s.Rejected)},
-	}
-	for _, m := range series {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s{pool=%q} %g\n", m.name, m.help, m.name, m.kind, m.name, name, m.value)
-	}
-	return b.String()
+	})
+}
+
+// subpoolExposition is exposition for a sub-pool's collector: its figures
+// count tasks, and Idle and Queued are not exported.
+func subpoolExposition(name string, s ants.Stats) string {
+	return expose(name, []series{
+		{"ants_subpool_capacity_tasks", "gauge", "Most tasks of the sub-pool that hold a slot at once (its Cap); -1 if it has no limit of its own.", float64(s.Cap)},
+		{"ants_subpool_running_tasks", "gauge", "Tasks of the sub-pool running on its parent's workers: started and not finished.", float64(s.Running)},
+		{"ants_subpool_waiting_callers", "gauge", "Callers waiting for a slot of the sub-pool.", float64(s.Waiting)},
+		{"ants_subpool_submitted_tasks_total", "counter", "Tasks of the sub-pool that its parent accepted.", float64(s.Submitted)},
+		{"ants_subpool_completed_tasks_total", "counter", "Tasks of the sub-pool that returned.", float64(s.Completed)},
+		{"ants_subpool_panicked_tasks_total", "counter", "Tasks of the sub-pool that panicked (or called runtime.Goexit).", float64(s.Panicked)},
+		{"ants_subpool_rejected_tasks_total", "counter", "Submit calls to the sub-pool that returned an error, whoever refused them.", float64(s.Rejected)},
+	})
 }
 
 func TestCollector(t *testing.T) {
@@ -87,6 +109,41 @@ func TestCollector(t *testing.T) {
 			Submitted: 7, Completed: 3, Panicked: 1, Rejected: 2,
 		})
 		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a sub-pool's figures are exported as tasks and slots, under series of their own", func(t *testing.T) {
+		p, s := busySubpool(t)
+		c := antsprom.NewCollector("part", s)
+		// Two tasks hold the sub-pool's slots and run, one caller waits for
+		// a slot, one task completed, and one TrySubmit was refused.
+		want := subpoolExposition("part", ants.Stats{
+			Cap: 2, Running: 2, Waiting: 1,
+			Submitted: 3, Completed: 1, Rejected: 1,
+		})
+		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+			t.Fatal(err)
+		}
+		problems, err := testutil.CollectAndLint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+		}
+		// The parent and the sub-pool share a registry, and the parent's
+		// series count the sub-pool's tasks, which its workers run.
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(antsprom.NewCollector("shared", p), c)
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 16 {
+			t.Fatalf("gathered %d series (err %v); want 16", n, err)
+		}
+		const parent = `# HELP ants_pool_submitted_tasks_total Tasks accepted: their submit call returned nil.
+# TYPE ants_pool_submitted_tasks_total counter
+ants_pool_submitted_tasks_total{pool="shared"} 3
+`
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(parent), "ants_pool_submitted_tasks_total"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -203,6 +260,58 @@ func busyPool(t *testing.T) *ants.Pool {
 		t.Fatal("Submit(nil) returned nil")
 	}
 	return p
+}
+
+// busySubpool returns a pool of 4 workers and a sub-pool of 2 slots on it,
+// in a known state: 1 task of the sub-pool completed, 2 running and held,
+// 1 caller waiting for a slot, 1 TrySubmit refused. The cleanup lets
+// everything go and waits for the pool's goroutines to exit.
+func busySubpool(t *testing.T) (*ants.Pool, *ants.Subpool) {
+	t.Helper()
+	p, err := ants.NewPool(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ants.NewSubpool(p, 2)
+	gate := make(chan struct{})
+	waiterDone := make(chan error, 1)
+	waiterStarted := false
+	t.Cleanup(func() {
+		close(gate)
+		if !waiterStarted {
+			waiterDone <- nil
+		}
+		if err := <-waiterDone; err != nil {
+			t.Errorf("the waiting Submit returned %v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.ReleaseContext(ctx); err != nil {
+			t.Errorf("the sub-pool's ReleaseContext: %v", err)
+		}
+		if err := p.ReleaseContext(ctx); err != nil {
+			t.Errorf("the pool's ReleaseContext: %v", err)
+		}
+	})
+	if err := s.Submit(func() {}); err != nil {
+		t.Fatalf("Submit: %v", err)
+	}
+	waitUntil(t, "1 task completed", func() bool { return s.Stats().Completed == 1 })
+	started := make(chan struct{}, 2)
+	for i := 0; i < 2; i++ {
+		if err := s.Submit(func() { started <- struct{}{}; <-gate }); err != nil {
+			t.Fatalf("Submit: %v", err)
+		}
+	}
+	<-started
+	<-started
+	waiterStarted = true
+	go func() { waiterDone <- s.Submit(func() {}) }()
+	waitUntil(t, "a caller waiting", func() bool { return s.Waiting() == 1 })
+	if err := s.TrySubmit(func() {}); err == nil {
+		t.Fatal("TrySubmit on a full sub-pool returned nil")
+	}
+	return p, s
 }
 
 // waitUntil yields until cond holds, failing the test after 10 s.
