@@ -212,47 +212,18 @@ func busyPool(t *testing.T) *ants.Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := make(chan struct{})
-	waiterDone := make(chan error, 1)
-	waiterStarted := false
-	t.Cleanup(func() {
-		close(gate)
-		if !waiterStarted {
-			waiterDone <- nil
-		}
-		if err := <-waiterDone; err != nil {
-			t.Errorf("the waiting Submit returned %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := p.ReleaseContext(ctx); err != nil {
-			t.Errorf("ReleaseContext: %v", err)
-		}
-	})
-	mustSubmit := func(task func()) {
-		t.Helper()
-		if err := p.Submit(task); err != nil {
-			t.Fatalf("Submit: %v", err)
-		}
-	}
+	h := newHolder(t, p)
 	for i := 0; i < 3; i++ {
-		mustSubmit(func() {})
+		h.submit(p.Submit, func() {})
 	}
 	waitUntil(t, "3 tasks completed", func() bool { return p.Stats().Completed == 3 })
-	mustSubmit(func() { panic("boom") })
+	h.submit(p.Submit, func() { panic("boom") })
 	<-panicked
 	waitUntil(t, "the panic counted", func() bool { return p.Stats().Panicked == 1 })
 
-	started := make(chan struct{}, 2)
-	for i := 0; i < 2; i++ {
-		mustSubmit(func() { started <- struct{}{}; <-gate })
-	}
-	<-started
-	<-started
-	mustSubmit(func() {}) // buffered
-	waiterStarted = true
-	go func() { waiterDone <- p.Submit(func() {}) }()
-	waitUntil(t, "a caller waiting", func() bool { return p.Waiting() == 1 })
+	h.hold(p.Submit, 2)
+	h.submit(p.Submit, func() {}) // buffered
+	h.wait(p.Submit, p.Waiting)
 	if err := p.TrySubmit(func() {}); err == nil {
 		t.Fatal("TrySubmit on a full pool returned nil")
 	}
@@ -265,7 +236,7 @@ func busyPool(t *testing.T) *ants.Pool {
 // busySubpool returns a pool of 4 workers and a sub-pool of 2 slots on it,
 // in a known state: 1 task of the sub-pool completed, 2 running and held,
 // 1 caller waiting for a slot, 1 TrySubmit refused. The cleanup lets
-// everything go and waits for the pool's goroutines to exit.
+// everything go and waits for the goroutines of the pool to exit.
 func busySubpool(t *testing.T) (*ants.Pool, *ants.Subpool) {
 	t.Helper()
 	p, err := ants.NewPool(4)
@@ -273,45 +244,76 @@ func busySubpool(t *testing.T) (*ants.Pool, *ants.Subpool) {
 		t.Fatal(err)
 	}
 	s := ants.NewSubpool(p, 2)
-	gate := make(chan struct{})
-	waiterDone := make(chan error, 1)
-	waiterStarted := false
-	t.Cleanup(func() {
-		close(gate)
-		if !waiterStarted {
-			waiterDone <- nil
-		}
-		if err := <-waiterDone; err != nil {
-			t.Errorf("the waiting Submit returned %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := s.ReleaseContext(ctx); err != nil {
-			t.Errorf("the sub-pool's ReleaseContext: %v", err)
-		}
-		if err := p.ReleaseContext(ctx); err != nil {
-			t.Errorf("the pool's ReleaseContext: %v", err)
-		}
-	})
-	if err := s.Submit(func() {}); err != nil {
-		t.Fatalf("Submit: %v", err)
-	}
+	h := newHolder(t, s, p)
+	h.submit(s.Submit, func() {})
 	waitUntil(t, "1 task completed", func() bool { return s.Stats().Completed == 1 })
-	started := make(chan struct{}, 2)
-	for i := 0; i < 2; i++ {
-		if err := s.Submit(func() { started <- struct{}{}; <-gate }); err != nil {
-			t.Fatalf("Submit: %v", err)
-		}
-	}
-	<-started
-	<-started
-	waiterStarted = true
-	go func() { waiterDone <- s.Submit(func() {}) }()
-	waitUntil(t, "a caller waiting", func() bool { return s.Waiting() == 1 })
+	h.hold(s.Submit, 2)
+	h.wait(s.Submit, s.Waiting)
 	if err := s.TrySubmit(func() {}); err == nil {
 		t.Fatal("TrySubmit on a full sub-pool returned nil")
 	}
 	return p, s
+}
+
+// holder puts pools in a known busy state for a test: it holds tasks until
+// the test ends and keeps one caller waiting. When the test ends it lets
+// them go, checks that the waiting caller's submit succeeded, and releases
+// its pools in order, waiting for each.
+type holder struct {
+	t          *testing.T
+	gate       chan struct{}
+	waiterDone chan error // the waiting caller's result
+	waiter     bool       // a caller was made to wait
+}
+
+func newHolder(t *testing.T, pools ...interface{ ReleaseContext(context.Context) error }) *holder {
+	h := &holder{t: t, gate: make(chan struct{}), waiterDone: make(chan error, 1)}
+	t.Cleanup(func() {
+		close(h.gate)
+		if h.waiter {
+			if err := <-h.waiterDone; err != nil {
+				t.Errorf("the waiting Submit returned %v", err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, p := range pools {
+			if err := p.ReleaseContext(ctx); err != nil {
+				t.Errorf("ReleaseContext: %v", err)
+			}
+		}
+	})
+	return h
+}
+
+// submit submits task, failing the test if submit refuses it.
+func (h *holder) submit(submit func(func()) error, task func()) {
+	h.t.Helper()
+	if err := submit(task); err != nil {
+		h.t.Fatalf("Submit: %v", err)
+	}
+}
+
+// hold submits n tasks that wait for the end of the test, and waits until
+// all of them run.
+func (h *holder) hold(submit func(func()) error, n int) {
+	h.t.Helper()
+	started := make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		h.submit(submit, func() { started <- struct{}{}; <-h.gate })
+	}
+	for i := 0; i < n; i++ {
+		<-started
+	}
+}
+
+// wait makes one caller submit from another goroutine and waits until
+// waiting reports it blocked.
+func (h *holder) wait(submit func(func()) error, waiting func() int) {
+	h.t.Helper()
+	h.waiter = true
+	go func() { h.waiterDone <- submit(func() {}) }()
+	waitUntil(h.t, "a caller waiting", func() bool { return waiting() == 1 })
 }
 
 // waitUntil yields until cond holds, failing the test after 10 s.
