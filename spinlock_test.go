@@ -68,9 +68,12 @@ func TestSpinLock(t *testing.T) {
 	})
 	t.Run("the zero value is unlocked and the lock is reusable", func(t *testing.T) {
 		var l ants.SpinLock
+		n := 0
 		for range 3 {
 			l.Lock()
+			n++
 			l.Unlock()
 		}
+		assert.Equal(t, 3, n)
 	})
 }
