@@ -15,19 +15,6 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// newGroupPool returns a Pool that is released, and whose goroutines have all
-// exited, when the test ends.
-func newGroupPool(t *testing.T, size int, opts ...ants.Option) *ants.Pool {
-	t.Helper()
-	p, err := ants.NewPool(size, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		p.Reboot()
-		assert.NoError(t, p.ReleaseTimeout(long), "releasing the pool at the end of the test")
-	})
-	return p
-}
-
 // occupyPool fills the n workers of p with tasks held by l.
 func occupyPool(t *testing.T, p ants.Submitter, l *gate, n int) {
 	t.Helper()
@@ -422,7 +409,7 @@ func TestGroupPanic(t *testing.T) {
 		require.ErrorAs(t, recv(t, waitFor(g), "Wait"), &pe)
 		assert.Equal(t, 2, p.Cap())
 		done := make(chan struct{}, 1)
-		require.NoError(t, p.Submit(notify(done)))
+		require.NoError(t, p.Submit(signal(done)))
 		recv(t, done, "a task after the panics")
 		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, handled.Load())

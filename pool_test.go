@@ -24,136 +24,6 @@ const (
 	brief = 20 * time.Millisecond
 )
 
-// poolAPI is the part of the API that the three pool kinds share.
-type poolAPI interface {
-	commonAPI
-}
-
-// commonAPI is what every pool kind, single or multi, has.
-type commonAPI interface {
-	Release()
-	Running() int
-	Free() int
-	Waiting() int
-	Cap() int
-	Tune(size int)
-	IsClosed() bool
-	ReleaseTimeout(timeout time.Duration) error
-	ReleaseContext(ctx context.Context) error
-	Reboot()
-	Stats() ants.Stats
-}
-
-// testPool gives every pool kind one shape: submit runs a func() on the pool,
-// through Submit for Pool and through Invoke for the function pools.
-type testPool struct {
-	poolAPI
-	submit        func(task func()) error
-	trySubmit     func(task func()) error
-	submitContext func(ctx context.Context, task func()) error
-}
-
-// poolKind builds pools of one kind.
-type poolKind struct {
-	name    string
-	newPool func(size int, opts ...ants.Option) (*testPool, error)
-}
-
-var poolKinds = []poolKind{
-	{name: "Pool", newPool: newPlainPool},
-	{name: "PoolWithFunc", newPool: newFuncPool},
-	{name: "PoolWithFuncGeneric", newPool: newGenericPool},
-}
-
-func newPlainPool(size int, opts ...ants.Option) (*testPool, error) {
-	p, err := ants.NewPool(size, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testPool{poolAPI: p, submit: p.Submit, trySubmit: p.TrySubmit, submitContext: p.SubmitContext}, nil
-}
-
-func newFuncPool(size int, opts ...ants.Option) (*testPool, error) {
-	p, err := ants.NewPoolWithFunc(size, func(arg any) { arg.(func())() }, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testPool{
-		poolAPI:       p,
-		submit:        func(task func()) error { return p.Invoke(task) },
-		trySubmit:     func(task func()) error { return p.TryInvoke(task) },
-		submitContext: func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, task) },
-	}, nil
-}
-
-func newGenericPool(size int, opts ...ants.Option) (*testPool, error) {
-	var tickets ticketTable
-	p, err := ants.NewPoolWithFuncGeneric(size, tickets.redeem, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testPool{
-		poolAPI:       p,
-		submit:        func(task func()) error { return p.Invoke(tickets.issue(task)) },
-		trySubmit:     func(task func()) error { return p.TryInvoke(tickets.issue(task)) },
-		submitContext: func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, tickets.issue(task)) },
-	}, nil
-}
-
-// ticketTable lets a pool of int arguments run arbitrary tasks: each task is
-// stored under a fresh int, and the pool function runs the task of the int it
-// is given. Entries are never removed, so a task run twice runs twice.
-type ticketTable struct {
-	mu    sync.Mutex
-	tasks []func()
-}
-
-func (tt *ticketTable) issue(task func()) int {
-	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	tt.tasks = append(tt.tasks, task)
-	return len(tt.tasks) - 1
-}
-
-func (tt *ticketTable) redeem(id int) {
-	tt.mu.Lock()
-	task := tt.tasks[id]
-	tt.mu.Unlock()
-	task()
-}
-
-// mustNew returns a pool that is released, and whose goroutines have all
-// exited, when the test ends. Create gates after the pool, so that their
-// cleanup, which lets blocked tasks finish, runs before the pool's.
-func (k poolKind) mustNew(t *testing.T, size int, opts ...ants.Option) *testPool {
-	t.Helper()
-	p, err := k.newPool(size, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		p.Reboot()
-		assert.NoError(t, p.ReleaseTimeout(long), "releasing the pool at the end of the test")
-	})
-	return p
-}
-
-// runKinds runs test once per kind that keep accepts (nil: every kind), as
-// a subtest named by name; the forEach helpers of the test files are it,
-// for their own kinds.
-func runKinds[K any](t *testing.T, kinds []K, name func(K) string, keep func(K) bool, test func(*testing.T, K)) {
-	t.Helper()
-	for _, k := range kinds {
-		if keep == nil || keep(k) {
-			t.Run(name(k), func(t *testing.T) { test(t, k) })
-		}
-	}
-}
-
-// forEachKind runs test once per pool kind, as a subtest named for the kind.
-func forEachKind(t *testing.T, test func(t *testing.T, k poolKind)) {
-	t.Helper()
-	runKinds(t, poolKinds, func(k poolKind) string { return k.name }, nil, test)
-}
-
 // gate holds back the tasks made by its task method until it is opened.
 type gate struct {
 	ch   chan struct{}
@@ -335,14 +205,14 @@ func TestPoolConstructors(t *testing.T) {
 	})
 	t.Run("PreAlloc with an unlimited size is refused", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p, err := k.newPool(0, ants.WithPreAlloc(true))
+			p, err := k.new(0, ants.WithPreAlloc(true))
 			assert.ErrorIs(t, err, ants.ErrInvalidPreAllocSize)
 			assert.Nil(t, p)
 		})
 	})
 	t.Run("a negative expiry is refused unless purging is disabled", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p, err := k.newPool(1, ants.WithExpiryDuration(-time.Second))
+			p, err := k.new(1, ants.WithExpiryDuration(-time.Second))
 			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
 			assert.Nil(t, p)
 
@@ -379,7 +249,7 @@ func TestPoolConstructors(t *testing.T) {
 	})
 	t.Run("WithOptions replaces the options given before it", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			_, err := k.newPool(1, ants.WithDisablePurge(true), ants.WithOptions(ants.Options{ExpiryDuration: -1}))
+			_, err := k.new(1, ants.WithDisablePurge(true), ants.WithOptions(ants.Options{ExpiryDuration: -1}))
 			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
 
 			p := k.mustNew(t, 1, ants.WithOptions(ants.Options{Nonblocking: true, DisablePurge: true}))
@@ -1022,7 +892,7 @@ func TestPoolRelease(t *testing.T) {
 	t.Run("a caller racing Release does not wait for a busy task", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			for i := 0; i < 50; i++ {
-				p, err := k.newPool(1, ants.WithDisablePurge(true))
+				p, err := k.new(1, ants.WithDisablePurge(true))
 				require.NoError(t, err)
 				g := &gate{ch: make(chan struct{})}
 				occupy(t, p, g, 1)

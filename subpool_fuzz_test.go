@@ -180,17 +180,11 @@ func (m *fsModel) String() string {
 		m.cap, m.held, m.closed, m.parentClosed, len(m.waiters), m.gated, m.submitted, m.completed, m.panicked, m.rejected)
 }
 
-// fsParent is the sub-pool's parent.
-type fsParent interface {
-	ants.Submitter
-	commonAPI
-}
-
 // fs is one input's run.
 type fs struct {
 	t       *testing.T
 	s       *ants.Subpool
-	parents []fsParent // the parent first, then its own parent, if any
+	parents []poolAPI // the parent first, then its own parent, if any
 	m       fsModel
 	ignore  goleak.Option
 
@@ -205,26 +199,16 @@ type fs struct {
 func newFs(t *testing.T, b0, b1 byte) *fs {
 	f := &fs{t: t, ignore: goleak.IgnoreCurrent()}
 	opts := []ants.Option{ants.WithPanicHandler(func(any) { f.handled.Add(1) })}
-	var err error
-	switch b0 % 3 {
-	case 0:
-		var p *ants.Pool
-		p, err = ants.NewPool(0, opts...)
-		f.parents = []fsParent{p}
-	case 1:
-		var mp *ants.MultiPool
-		mp, err = ants.NewMultiPool(2, 0, ants.RoundRobin, opts...)
-		f.parents = []fsParent{mp}
-	default:
-		var p *ants.Pool
-		p, err = ants.NewPool(0, opts...)
-		f.parents = []fsParent{ants.NewSubpool(p, 0), p}
-	}
+	// Parents without a limit: a Pool, a MultiPool of two, a sub-pool on a
+	// Pool (the parent kinds of kinds_test.go, size 0).
+	parents := kindsWhere(isParent)
+	parent, err := parents[int(b0)%len(parents)].new(0, opts...)
 	if err != nil {
 		t.Fatalf("creating the parent: %v", err)
 	}
+	f.parents = parent.levels()
 	size := int(b1 % 5)
-	f.s = ants.NewSubpool(f.parents[0], size)
+	f.s = ants.NewSubpool(parent.submitter(), size)
 	f.m.cap = size
 	if size == 0 {
 		f.m.cap = -1
