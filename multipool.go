@@ -41,18 +41,22 @@ type multiCore[T any] struct {
 	closed  atomic.Bool
 }
 
-// init creates size member pools with newPool.
-func (m *multiCore[T]) init(size int, lbs LoadBalancingStrategy, newPool func() (*poolCore[T], error)) error {
+// init creates size member pools of sizePerPool workers that apply fn,
+// made with options; if one is refused, it releases those made before.
+func (m *multiCore[T]) init(size, sizePerPool int, fn func(T), lbs LoadBalancingStrategy, options []Option) error {
 	if size <= 0 {
 		return ErrInvalidMultiPoolSize
 	}
 	if lbs != RoundRobin && lbs != LeastTasks {
 		return ErrInvalidLoadBalancingStrategy
 	}
+	if fn == nil {
+		return ErrLackPoolFunc
+	}
 	m.pools = make([]*poolCore[T], size)
 	for i := range m.pools {
-		p, err := newPool()
-		if err != nil {
+		p := new(poolCore[T])
+		if err := p.init(sizePerPool, fn, options); err != nil {
 			for _, q := range m.pools[:i] {
 				q.Release()
 			}
@@ -267,14 +271,7 @@ type MultiPool struct {
 // workers each (sizePerPool <= 0: unlimited), all with the same options.
 func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...Option) (*MultiPool, error) {
 	mp := new(MultiPool)
-	err := mp.init(size, lbs, func() (*poolCore[func()], error) {
-		p, err := NewPool(sizePerPool, options...)
-		if err != nil {
-			return nil, err
-		}
-		return &p.poolCore, nil
-	})
-	if err != nil {
+	if err := mp.init(size, sizePerPool, runTask, lbs, options); err != nil {
 		return nil, err
 	}
 	return mp, nil
@@ -328,14 +325,7 @@ func NewMultiPoolWithFunc(size, sizePerPool int, fn func(any), lbs LoadBalancing
 // sizePerPool workers each that call fn; see NewMultiPool.
 func NewMultiPoolWithFuncGeneric[T any](size, sizePerPool int, fn func(T), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFuncGeneric[T], error) {
 	mp := new(MultiPoolWithFuncGeneric[T])
-	err := mp.init(size, lbs, func() (*poolCore[T], error) {
-		p, err := NewPoolWithFuncGeneric(sizePerPool, fn, options...)
-		if err != nil {
-			return nil, err
-		}
-		return &p.poolCore, nil
-	})
-	if err != nil {
+	if err := mp.init(size, sizePerPool, fn, lbs, options); err != nil {
 		return nil, err
 	}
 	return mp, nil
