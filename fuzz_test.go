@@ -74,27 +74,29 @@ const (
 
 func (k fzTask) String() string { return [...]string{"instant", "gated", "panicking"}[k] }
 
-// fzWaiter is a caller that the model says is blocked in a submit.
-type fzWaiter struct {
+// fzCall is a submit call of FuzzPool or FuzzSubpool: its task, and its
+// result once it returns. FuzzPool keeps those the model says are blocked.
+type fzCall struct {
 	id     int
 	kind   fzTask
 	res    chan error
 	cancel context.CancelFunc // nil unless it called SubmitContext
 	want   error              // its result, once the model has decided it
+	wanted bool               // want is set (FuzzSubpool)
 	got    error
 	done   bool // got is set
 }
 
-// poll records the waiter's result if it has arrived.
-func (w *fzWaiter) poll() bool {
-	if !w.done {
+// poll records the call's result if it has arrived.
+func (c *fzCall) poll() bool {
+	if !c.done {
 		select {
-		case w.got = <-w.res:
-			w.done = true
+		case c.got = <-c.res:
+			c.done = true
 		default:
 		}
 	}
-	return w.done
+	return c.done
 }
 
 // fzModel is what the pool should look like. Every decision the pool makes
@@ -128,11 +130,11 @@ type fzModel struct {
 	idle                           []int64 // tick each idle worker went idle at, oldest first
 	busyGated                      int
 	buffer                         []fzTask
-	waiters                        []*fzWaiter // blocked as far as the model knows
-	unordered                      bool        // waiters' order is unknown
-	anonTaken                      int         // waiters taken while unordered, not yet identified
-	expecting                      []*fzWaiter // waiters whose result is decided but not yet checked
-	pending                        []fzTask    // tasks handed to a worker, not yet run by the model
+	waiters                        []*fzCall // blocked as far as the model knows
+	unordered                      bool      // waiters' order is unknown
+	anonTaken                      int       // waiters taken while unordered, not yet identified
+	expecting                      []*fzCall // waiters whose result is decided but not yet checked
+	pending                        []fzTask  // tasks handed to a worker, not yet run by the model
 	submitted, completed, panicked uint64
 	rejected                       uint64
 	// slack is how many fewer workers the pool may have than the model:
@@ -689,7 +691,7 @@ func (f *fz) submit(name string, k fzTask, try bool, c *fzCtx) {
 	case c != nil && c.ctx.Err() != nil:
 		want = context.Canceled // checked before anything else
 	case out == fzWait:
-		w := &fzWaiter{id: id, kind: k, res: res}
+		w := &fzCall{id: id, kind: k, res: res}
 		if c != nil {
 			w.cancel = c.cancel
 		}
@@ -731,7 +733,7 @@ func (f *fz) cancelWaiter(arg int) {
 	}
 	i := cancellable[arg%len(cancellable)]
 	w := m.waiters[i]
-	rest := append(append([]*fzWaiter(nil), m.waiters[:i]...), m.waiters[i+1:]...)
+	rest := append(append([]*fzCall(nil), m.waiters[:i]...), m.waiters[i+1:]...)
 	for _, o := range rest {
 		if o.kind != fzGated {
 			f.logf("cancel skipped: would reorder waiters with tasks that are not gated")

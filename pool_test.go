@@ -1012,82 +1012,70 @@ func testExactlyOnce(t *testing.T, p *testPool) {
 }
 
 func TestPoolLosesNoWakeUp(t *testing.T) {
-	// The pools run with a fake clock that never ticks, so that the purge
-	// goroutine cannot be what wakes a caller.
-	t.Run("a worker finishing wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()))
-			g := newGate(t)
-			occupy(t, p, g, 1)
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
-			g.open()
-			assert.NoError(t, recv(t, errc, "the blocked Submit"))
-			recv(t, ran, "the blocked caller's task")
+	// Each case holds the only worker with a task, blocks a caller behind
+	// it, and frees the worker one way: the caller must be woken. The pools
+	// run with a fake clock that never ticks, so that the purge goroutine
+	// cannot be what wakes it.
+	for _, c := range []struct {
+		name string
+		opts []ants.Option
+		// then is what the held task does once its gate opens.
+		then func()
+		// free frees the worker; nil: open the gate.
+		free func(p *testPool)
+		// want is the blocked caller's result; its task runs if it is nil.
+		want error
+		// after checks the pool once the caller's task has run.
+		after func(t *testing.T, p *testPool)
+	}{
+		{name: "a worker finishing wakes a blocked caller", then: func() {}},
+		{
+			name: "a panicking task wakes a blocked caller",
+			opts: []ants.Option{ants.WithPanicHandler(func(any) {})},
+			then: func() { panic("release the worker") },
+		},
+		{name: "growing the pool wakes a blocked caller", free: func(p *testPool) { p.Tune(2) }},
+		{
+			name: "a task ending its goroutine with runtime.Goexit wakes a blocked caller",
+			then: runtime.Goexit,
+			after: func(t *testing.T, p *testPool) {
+				waitIdle(t, p, 1)
+				assert.Equal(t, 1, p.Running())
+				assert.Equal(t, uint64(1), p.Stats().Panicked)
+			},
+		},
+		{name: "Release wakes a blocked caller", free: func(p *testPool) { p.Release() }, want: ants.ErrPoolClosed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			forEachKind(t, func(t *testing.T, k poolKind) {
+				p := k.mustNew(t, 1, append(c.opts, ants.WithFakeClock(ants.NewFakeClock()))...)
+				g := newGate(t)
+				started := make(chan struct{}, 1)
+				require.NoError(t, p.submit(func() {
+					g.task(started)()
+					if c.then != nil {
+						c.then()
+					}
+				}))
+				recv(t, started, "the held task")
+				ran := make(chan struct{}, 1)
+				errc := submitAsync(p.submit, signal(ran))
+				waitWaiting(t, p, 1)
+				if c.free == nil {
+					g.open()
+				} else {
+					c.free(p)
+				}
+				assert.ErrorIs(t, recv(t, errc, "the blocked Submit"), c.want)
+				if c.want == nil {
+					recv(t, ran, "the blocked caller's task")
+				}
+				if c.after != nil {
+					c.after(t, p)
+				}
+			})
 		})
-	})
-	t.Run("a panicking task wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()), ants.WithPanicHandler(func(any) {}))
-			g := newGate(t)
-			started := make(chan struct{}, 1)
-			require.NoError(t, p.submit(func() {
-				g.task(started)()
-				panic("release the worker")
-			}))
-			recv(t, started, "the panicking task")
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
-			g.open()
-			assert.NoError(t, recv(t, errc, "the blocked Submit"))
-			recv(t, ran, "the blocked caller's task")
-		})
-	})
-	t.Run("growing the pool wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()))
-			occupy(t, p, newGate(t), 1)
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
-			p.Tune(2)
-			assert.NoError(t, recv(t, errc, "the blocked Submit"))
-			recv(t, ran, "the blocked caller's task")
-		})
-	})
-	t.Run("a task ending its goroutine with runtime.Goexit wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()))
-			g := newGate(t)
-			started := make(chan struct{}, 1)
-			require.NoError(t, p.submit(func() {
-				g.task(started)()
-				runtime.Goexit()
-			}))
-			recv(t, started, "the exiting task")
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
-			g.open()
-			assert.NoError(t, recv(t, errc, "the blocked Submit"))
-			recv(t, ran, "the blocked caller's task")
-			waitIdle(t, p, 1)
-			assert.Equal(t, 1, p.Running())
-			assert.Equal(t, uint64(1), p.Stats().Panicked)
-		})
-	})
-	t.Run("Release wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()))
-			occupy(t, p, newGate(t), 1)
-			errc := submitAsync(p.submit, func() {})
-			waitWaiting(t, p, 1)
-			p.Release()
-			assert.ErrorIs(t, recv(t, errc, "the blocked Submit"), ants.ErrPoolClosed)
-		})
-	})
+	}
 	t.Run("callers contending for few workers all get through", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			for _, size := range []int{1, 2} {
