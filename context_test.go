@@ -64,8 +64,7 @@ func TestSubmitContext(t *testing.T) {
 			occupy(t, p, l, p.Cap())
 			var ctx context.Context // nil
 			done := make(chan struct{}, 1)
-			errc := async(func() error { return p.submitContext(ctx, signal(done)) })
-			waitUntil(t, "the caller waits", func() bool { return p.Waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, signal(done)) })
 			l.open()
 			require.NoError(t, recv(t, errc, "SubmitContext with a nil context"))
 			recv(t, done, "the task")
@@ -77,8 +76,7 @@ func TestSubmitContext(t *testing.T) {
 			occupy(t, p, l, p.Cap())
 			ctx, cancel := context.WithCancel(context.Background())
 			var ran atomic.Int32
-			errc := async(func() error { return p.submitContext(ctx, func() { ran.Add(1) }) })
-			waitUntil(t, "the caller waits", func() bool { return p.Waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() { ran.Add(1) }) })
 
 			cancel()
 			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
@@ -244,15 +242,13 @@ func TestSubmitContextWithLimits(t *testing.T) {
 			l := newGate(t)
 			occupy(t, p, l, p.Cap())
 			ctx, cancel := context.WithCancel(context.Background())
-			errc := async(func() error { return p.submitContext(ctx, func() {}) })
-			waitUntil(t, "the caller waits", func() bool { return p.Waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() {}) })
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolOverload)
 
 			cancel()
 			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
 			done := make(chan struct{}, 1)
-			errc = async(func() error { return p.submit(signal(done)) })
-			waitUntil(t, "another caller waits in its place", func() bool { return p.Waiting() == 1 })
+			errc = blocked(t, p, 1, func() error { return p.submit(signal(done)) })
 			l.open()
 			require.NoError(t, recv(t, errc, "the caller that took the place"))
 			recv(t, done, "its task")
@@ -265,8 +261,7 @@ func TestSubmitContextWithLimits(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var ran atomic.Int32
-			errc := async(func() error { return p.submitContext(ctx, func() { ran.Add(1) }) })
-			waitUntil(t, "the caller waits", func() bool { return p.Waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() { ran.Add(1) }) })
 			p.Release()
 			assert.ErrorIs(t, recv(t, errc, "the waiting caller"), ants.ErrPoolClosed)
 			l.open()
@@ -351,8 +346,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 					if ctx == doomed {
 						task = func() { doomedRan.Add(1) }
 					}
-					errs[i] = async(func() error { return p.submitContext(ctx, task) })
-					waitUntil(t, "the caller waits", func() bool { return p.Waiting() == i+1 })
+					errs[i] = blocked(t, p, i+1, func() error { return p.submitContext(ctx, task) })
 				}
 				doomedErr, keptErr := errs[1], errs[0]
 				if cancelFirst {
@@ -389,8 +383,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 				if i%3 == 1 {
 					ctx = doomed
 				}
-				errs[i] = async(func() error { return p.submitContext(ctx, func() { started <- i; <-proceed }) })
-				waitUntil(t, "the caller waits", func() bool { return p.Waiting() == i+1 })
+				errs[i] = blocked(t, p, i+1, func() error { return p.submitContext(ctx, func() { started <- i; <-proceed }) })
 			}
 			cancel()
 			for i := 1; i < callers; i += 3 {
@@ -413,10 +406,8 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 				occupy(t, p, l, p.Cap())
 				ctxA, cancelA := context.WithCancel(context.Background())
 				var ranA, ranB atomic.Int32
-				errA := async(func() error { return p.submitContext(ctxA, func() { ranA.Add(1) }) })
-				waitUntil(t, "A waits", func() bool { return p.Waiting() == 1 })
-				errB := async(func() error { return p.submitContext(context.Background(), func() { ranB.Add(1) }) })
-				waitUntil(t, "B waits", func() bool { return p.Waiting() == 2 })
+				errA := blocked(t, p, 1, func() error { return p.submitContext(ctxA, func() { ranA.Add(1) }) })
+				errB := blocked(t, p, 2, func() error { return p.submitContext(context.Background(), func() { ranB.Add(1) }) })
 
 				go cancelA()
 				l.open()

@@ -64,8 +64,7 @@ func TestGroup(t *testing.T) {
 		occupyPool(t, p, l, 1)
 		g := ants.NewGroup(p)
 		var ran atomic.Int32
-		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		goReturned := blocked(t, p, 1, func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
 		l.open()
 		recv(t, goReturned, "Go")
 		require.NoError(t, recv(t, waitFor(g), "Wait"))
@@ -79,8 +78,7 @@ func TestGroup(t *testing.T) {
 		parent, cancel := context.WithCancel(context.Background())
 		g, _ := ants.NewGroupContext(parent, p)
 		var ran atomic.Int32
-		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		goReturned := blocked(t, p, 1, func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
 		cancel()
 		recv(t, goReturned, "Go to give up")
 		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), context.Canceled)
@@ -169,8 +167,7 @@ func TestGroup(t *testing.T) {
 		g.Go(func() error { held(); return errTask })
 		recv(t, started, "the failing task")
 		var ran atomic.Int32
-		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		goReturned := blocked(t, p, 1, func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
 		l.open()
 		recv(t, goReturned, "Go")
 		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
@@ -382,8 +379,7 @@ func TestGroupPanic(t *testing.T) {
 		g.Go(func() error { held(); panic("boom") })
 		recv(t, started, "the panicking task")
 		var ran atomic.Int32
-		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		goReturned := blocked(t, p, 1, func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
 		l.open()
 		recv(t, ctx.Done(), "the group's context to be cancelled")
 		recv(t, goReturned, "Go")

@@ -154,8 +154,7 @@ func TestMultiPoolGetters(t *testing.T) {
 			}
 
 			occupyWith(t, mp.submit, g, 2) // member pools 1, 2: all full
-			errc := submitAsync(mp.submit, func() {})
-			waitWaiting(t, mp, 1)
+			errc := blocked(t, mp, 1, func() error { return mp.submit(func() {}) })
 			for i, want := range []int{1, 0, 0} { // the turn was member pool 0's
 				waiting, err := mp.WaitingByIndex(i)
 				require.NoError(t, err)
@@ -245,8 +244,7 @@ func TestMultiPoolRelease(t *testing.T) {
 			mp := k.mustNewMulti(t, 2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
 			g := newGate(t)
 			occupyWith(t, mp.submit, g, 2)
-			errc := submitAsync(mp.submit, func() { t.Error("a task refused by Release ran") })
-			waitWaiting(t, mp, 1)
+			errc := blocked(t, mp, 1, func() error { return mp.submit(func() { t.Error("a task refused by Release ran") }) })
 			mp.Release()
 			assert.True(t, mp.IsClosed())
 			assert.ErrorIs(t, recv(t, errc, "the blocked Submit"), ants.ErrPoolClosed)
@@ -292,8 +290,7 @@ func TestMultiPoolRelease(t *testing.T) {
 			mp := k.mustNewMulti(t, 2, 1, ants.LeastTasks, ants.WithDisablePurge(true))
 			g := newGate(t)
 			occupyWith(t, mp.submit, g, 2)
-			errc := submitAsync(mp.submit, func() {})
-			waitWaiting(t, mp, 1)
+			errc := blocked(t, mp, 1, func() error { return mp.submit(func() {}) })
 			var ctx context.Context
 			require.NoError(t, mp.ReleaseContext(ctx))
 			err := recv(t, errc, "the blocked Submit")

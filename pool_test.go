@@ -84,6 +84,15 @@ func submitAsync(submit func(func()) error, task func()) <-chan error {
 	return errc
 }
 
+// blocked runs call on a new goroutine, waits until p counts n blocked
+// callers, call's among them, and returns call's result.
+func blocked(t *testing.T, p interface{ Waiting() int }, n int, call func() error) <-chan error {
+	t.Helper()
+	errc := async(call)
+	waitWaiting(t, p, n)
+	return errc
+}
+
 // submitNow submits task and returns the result, failing the test if the
 // call does not return in time: for calls expected to fail at once.
 func submitNow(t *testing.T, submit func(func()) error, task func()) error {
@@ -229,8 +238,7 @@ func TestPoolConstructors(t *testing.T) {
 			g := newGate(t)
 			occupy(t, p, g, 3)
 			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
+			errc := blocked(t, p, 1, func() error { return p.submit(signal(ran)) })
 			assert.Equal(t, 3, p.Running())
 			g.open()
 			require.NoError(t, recv(t, errc, "the blocked Submit"))
@@ -315,8 +323,7 @@ func TestPoolCapacity(t *testing.T) {
 
 			ran := make(chan struct{}, 2)
 			first := submitAsync(p.submit, signal(ran))
-			second := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 2)
+			second := blocked(t, p, 2, func() error { return p.submit(signal(ran)) })
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 
 			g.open()
@@ -646,8 +653,7 @@ func testStatsCounters(t *testing.T, k poolKind) {
 	g := newGate(t)
 	occupy(t, p, g, 1)
 	ran := make(chan struct{}, 1)
-	blocked := submitAsync(p.submit, signal(ran))
-	waitWaiting(t, p, 1)
+	waiter := blocked(t, p, 1, func() error { return p.submit(signal(ran)) })
 	assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 	s := p.Stats()
 	assert.Equal(t, 1, s.Cap)
@@ -658,7 +664,7 @@ func testStatsCounters(t *testing.T, k poolKind) {
 	assert.Equal(t, uint64(1), s.Rejected)
 
 	g.open()
-	require.NoError(t, recv(t, blocked, "the blocked Submit"))
+	require.NoError(t, recv(t, waiter, "the blocked Submit"))
 	recv(t, ran, "the blocked caller's task")
 	waitIdle(t, p, 1)
 	require.NoError(t, p.submit(func() { panic("counted") }))
@@ -1059,8 +1065,7 @@ func TestPoolLosesNoWakeUp(t *testing.T) {
 				}))
 				recv(t, started, "the held task")
 				ran := make(chan struct{}, 1)
-				errc := submitAsync(p.submit, signal(ran))
-				waitWaiting(t, p, 1)
+				errc := blocked(t, p, 1, func() error { return p.submit(signal(ran)) })
 				if c.free == nil {
 					g.open()
 				} else {

@@ -111,8 +111,7 @@ func TestQueueSize(t *testing.T) {
 			var ran atomic.Int32
 			task := func() { ran.Add(1) }
 			require.NoError(t, p.submit(task))
-			errc := async(func() error { return p.submit(task) })
-			waitUntil(t, "the caller waits", func() bool { return p.Waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submit(task) })
 			assert.ErrorIs(t, p.submit(task), ants.ErrPoolOverload)
 
 			l.open()
@@ -148,8 +147,7 @@ func TestQueueSize(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var buffered, cancelled atomic.Int32
 			require.NoError(t, p.submitContext(ctx, func() { buffered.Add(1) }))
-			errc := async(func() error { return p.submitContext(ctx, func() { cancelled.Add(1) }) })
-			waitUntil(t, "the caller waits", func() bool { return p.Waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() { cancelled.Add(1) }) })
 			cancel()
 			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
 
@@ -211,8 +209,7 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 			}
 			require.Equal(t, n, p.Stats().Queued)
 			var waiterRan atomic.Int32
-			waiter := async(func() error { return p.submit(func() { waiterRan.Add(1) }) })
-			waitUntil(t, "a caller waits behind the full buffer", func() bool { return p.Waiting() == 1 })
+			waiter := blocked(t, p, 1, func() error { return p.submit(func() { waiterRan.Add(1) }) })
 
 			released := async(func() error { return p.ReleaseTimeout(long) })
 			assert.ErrorIs(t, recv(t, waiter, "the waiting caller"), ants.ErrPoolClosed)

@@ -26,8 +26,7 @@ func TestStats(t *testing.T) {
 			for range sp {
 				require.NoError(t, p.submit(func() {}))
 			}
-			waiter := async(func() error { return p.submit(func() {}) })
-			waitUntil(t, "a caller waits", func() bool { return p.Waiting() == 1 })
+			waiter := blocked(t, p, 1, func() error { return p.submit(func() {}) })
 			assert.Equal(t, ants.Stats{
 				Cap: 2 * sp, Running: 2 * sp, Waiting: 1, Queued: sp, Submitted: uint64(3 * sp),
 			}, p.Stats(), "a full pool")

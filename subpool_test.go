@@ -40,8 +40,7 @@ func queueBehind(t *testing.T, s *testPool, n int, task func()) (*gate, <-chan e
 	t.Helper()
 	g := newGate(t)
 	occupy(t, s, g, n)
-	errc := submitAsync(s.submit, task)
-	waitWaiting(t, s, 1)
+	errc := blocked(t, s, 1, func() error { return s.submit(task) })
 	return g, errc
 }
 
@@ -88,8 +87,7 @@ func TestSubpoolLimit(t *testing.T) {
 				occupy(t, s, g, 2)
 				assert.ErrorIs(t, submitNow(t, s.trySubmit, func() {}), ants.ErrPoolOverload)
 				ran := make(chan struct{}, 1)
-				errc := submitAsync(s.submit, signal(ran))
-				waitWaiting(t, parent, 1) // the caller waits in the parent
+				errc := blocked(t, parent, 1, func() error { return s.submit(signal(ran)) }) // the caller waits in the parent
 				assert.Equal(t, 0, s.Waiting())
 				g.open()
 				assert.NoError(t, recv(t, errc, "the Submit waiting in the parent"))
@@ -111,8 +109,7 @@ func TestSubpoolWaiters(t *testing.T) {
 			order := make(chan int, n)
 			var errs [n]<-chan error
 			for i := range n {
-				errs[i] = submitAsync(s.submit, func() { order <- i })
-				waitWaiting(t, s, i+1)
+				errs[i] = blocked(t, s, i+1, func() error { return s.submit(func() { order <- i }) })
 			}
 			g.open()
 			for i := range n {
@@ -129,11 +126,9 @@ func TestSubpoolWaiters(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var cancelledRan atomic.Bool
-			e1 := async(func() error { return s.submitContext(ctx, func() { cancelledRan.Store(true) }) })
-			waitWaiting(t, s, 1)
+			e1 := blocked(t, s, 1, func() error { return s.submitContext(ctx, func() { cancelledRan.Store(true) }) })
 			ran := make(chan struct{}, 1)
-			e2 := submitAsync(s.submit, signal(ran))
-			waitWaiting(t, s, 2)
+			e2 := blocked(t, s, 2, func() error { return s.submit(signal(ran)) })
 
 			cancel()
 			assert.ErrorIs(t, recv(t, e1, "the cancelled SubmitContext"), context.Canceled)
@@ -220,8 +215,7 @@ func TestSubpoolWaiters(t *testing.T) {
 				g := newGate(t)
 				occupy(t, s, g, 1)
 				ctx := lateContext{context.Background(), make(chan struct{})}
-				errc := async(func() error { return s.submitContext(ctx, func() { t.Error("a cancelled caller's task ran") }) })
-				waitWaiting(t, s, 1)
+				errc := blocked(t, s, 1, func() error { return s.submitContext(ctx, func() { t.Error("a cancelled caller's task ran") }) })
 				g.open()
 				waitUntil(t, "the slot is granted", func() bool { return s.Waiting() == 0 })
 				close(ctx.proceed)
@@ -300,8 +294,7 @@ func TestSubpoolPanics(t *testing.T) {
 			}))
 			recv(t, started, "the panicking task")
 			ran := make(chan struct{}, 1)
-			errc := submitAsync(s.submit, signal(ran))
-			waitWaiting(t, s, 1)
+			errc := blocked(t, s, 1, func() error { return s.submit(signal(ran)) })
 			g.open()
 			assert.Equal(t, "boom", recv(t, panics, "the PanicHandler"))
 			assert.NoError(t, recv(t, errc, "the Submit waiting behind the panicking task"))
@@ -331,8 +324,7 @@ func TestSubpoolRelease(t *testing.T) {
 			s := subTestPool(t, parent, 1)
 			refused := func() { t.Error("a refused task ran") }
 			g, e1 := queueBehind(t, s, 1, refused)
-			e2 := async(func() error { return s.submitContext(boundedContext(t), refused) })
-			waitWaiting(t, s, 2)
+			e2 := blocked(t, s, 2, func() error { return s.submitContext(boundedContext(t), refused) })
 
 			s.Release()
 			assert.ErrorIs(t, recv(t, e1, "a waiting Submit"), ants.ErrPoolClosed)
@@ -447,8 +439,7 @@ func TestSubpoolTune(t *testing.T) {
 			started := make(chan struct{}, 3)
 			var errs [3]<-chan error
 			for i := range errs {
-				errs[i] = submitAsync(s.submit, g.task(started))
-				waitWaiting(t, s, i+1)
+				errs[i] = blocked(t, s, i+1, func() error { return s.submit(g.task(started)) })
 			}
 			s.Tune(3)
 			recv(t, started, "a waiting caller's task after Tune")
@@ -477,8 +468,7 @@ func TestSubpoolTune(t *testing.T) {
 			assert.Equal(t, 1, s.Cap())
 			assert.Equal(t, -2, s.Free())
 			ran := make(chan struct{}, 1)
-			errc := submitAsync(s.submit, signal(ran))
-			waitWaiting(t, s, 1)
+			errc := blocked(t, s, 1, func() error { return s.submit(signal(ran)) })
 			for i, want := range []int{-1, 0} {
 				gates[i].open()
 				waitUntil(t, "a held task has finished", func() bool { return s.Free() == want })
