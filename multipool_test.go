@@ -201,44 +201,6 @@ func TestMultiPoolGetters(t *testing.T) {
 }
 
 func TestMultiPoolRelease(t *testing.T) {
-	t.Run("ReleaseTimeout reports a task that outlasts it with ErrTimeout", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
-			ignore := goleak.IgnoreCurrent()
-			mp := k.mustNewMulti(t, 2, 2, ants.RoundRobin)
-			g := newGate(t)
-			occupyWith(t, mp.submit, g, 1)
-			err := mp.ReleaseTimeout(10 * time.Millisecond)
-			assert.ErrorIs(t, err, ants.ErrTimeout)
-			assert.EqualError(t, err, "pool 0: operation timed out", "the member pool that holds the task, and only it")
-			assert.True(t, mp.IsClosed())
-
-			g.open()
-			mp.Reboot()
-			require.NoError(t, mp.ReleaseTimeout(long))
-			goleak.VerifyNone(t, ignore)
-		})
-	})
-	t.Run("ReleaseContext reports the context's error", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
-			mp := k.mustNewMulti(t, 2, 2, ants.RoundRobin)
-			occupyWith(t, mp.submit, newGate(t), 1)
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			err := mp.ReleaseContext(ctx)
-			assert.ErrorIs(t, err, context.Canceled)
-			assert.EqualError(t, err, "pool 0: context canceled")
-		})
-	})
-	t.Run("ReleaseContext with a nil context returns without waiting", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
-			mp := k.mustNewMulti(t, 2, 2, ants.RoundRobin)
-			occupyWith(t, mp.submit, newGate(t), 1)
-			var ctx context.Context
-			assert.NoError(t, mp.ReleaseContext(ctx))
-			assert.True(t, mp.IsClosed())
-			assert.Equal(t, 1, mp.Running())
-		})
-	})
 	t.Run("Release closes every member pool without waiting", func(t *testing.T) {
 		forEachMultiKind(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 2, 1, ants.RoundRobin, ants.WithDisablePurge(true))

@@ -93,6 +93,28 @@ func blocked(t *testing.T, p interface{ Waiting() int }, n int, call func() erro
 	return errc
 }
 
+// startIdle makes p start n workers, with n tasks at once, and waits
+// until all n are idle.
+func startIdle(t *testing.T, p *testPool, n int) {
+	t.Helper()
+	g := newGate(t)
+	occupy(t, p, g, n)
+	g.open()
+	waitIdle(t, p, n)
+}
+
+// blockedSubmits submits task from n new goroutines, waits until all n
+// are blocked in p, and returns their results.
+func blockedSubmits(t *testing.T, p *testPool, n int, task func()) []<-chan error {
+	t.Helper()
+	results := make([]<-chan error, n)
+	for i := range results {
+		results[i] = submitAsync(p.submit, task)
+	}
+	waitWaiting(t, p, n)
+	return results
+}
+
 // submitNow submits task and returns the result, failing the test if the
 // call does not return in time: for calls expected to fail at once.
 func submitNow(t *testing.T, submit func(func()) error, task func()) error {
@@ -288,11 +310,7 @@ func TestPoolCapacity(t *testing.T) {
 			occupy(t, p, g, 1)
 
 			ran := make(chan struct{}, 3)
-			var results []<-chan error
-			for i := 0; i < 3; i++ {
-				results = append(results, submitAsync(p.submit, signal(ran)))
-			}
-			waitWaiting(t, p, 3)
+			results := blockedSubmits(t, p, 3, signal(ran))
 			assertNoRecv(t, ran, "a task of a blocked caller")
 
 			g.open()
@@ -512,11 +530,7 @@ func TestPoolTune(t *testing.T) {
 			occupy(t, p, g, 1)
 
 			started := make(chan struct{}, 3)
-			var results []<-chan error
-			for i := 0; i < 3; i++ {
-				results = append(results, submitAsync(p.submit, g.task(started)))
-			}
-			waitWaiting(t, p, 3)
+			results := blockedSubmits(t, p, 3, g.task(started))
 
 			p.Tune(3)
 			assert.Equal(t, 3, p.Cap())
@@ -537,10 +551,7 @@ func TestPoolTune(t *testing.T) {
 	t.Run("shrinking stops surplus idle workers at once", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 4, ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 4)
-			g.open()
-			waitIdle(t, p, 4)
+			startIdle(t, p, 4)
 
 			p.Tune(1)
 			assert.Equal(t, 1, p.Stats().Idle, "the surplus idle workers are stopped by Tune itself")
@@ -569,10 +580,7 @@ func TestPoolTune(t *testing.T) {
 	t.Run("a shrunk capacity binds new tasks at once", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-			first := newGate(t)
-			occupy(t, p, first, 2)
-			first.open()
-			waitIdle(t, p, 2)
+			startIdle(t, p, 2)
 
 			p.Tune(1)
 			occupy(t, p, newGate(t), 1)
@@ -702,11 +710,7 @@ func TestPoolRelease(t *testing.T) {
 			p := k.mustNew(t, 1, ants.WithDisablePurge(true))
 			g := newGate(t)
 			occupy(t, p, g, 1)
-			var results []<-chan error
-			for i := 0; i < 3; i++ {
-				results = append(results, submitAsync(p.submit, func() { t.Error("a task refused by Release ran") }))
-			}
-			waitWaiting(t, p, 3)
+			results := blockedSubmits(t, p, 3, func() { t.Error("a task refused by Release ran") })
 
 			p.Release()
 			for _, errc := range results {
@@ -753,12 +757,16 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseTimeout returns ErrTimeout while a task outlasts it", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forEveryPool(t, func(t *testing.T, k poolKind) {
 			ignore := goleak.IgnoreCurrent()
 			p := k.mustNew(t, 2)
 			g := newGate(t)
 			occupy(t, p, g, 1)
-			assert.ErrorIs(t, p.ReleaseTimeout(10*time.Millisecond), ants.ErrTimeout)
+			err := p.ReleaseTimeout(10 * time.Millisecond)
+			assert.ErrorIs(t, err, ants.ErrTimeout)
+			if p.members > 1 {
+				assert.EqualError(t, err, "pool 0: operation timed out", "the member pool that holds the task, and only it")
+			}
 			assert.True(t, p.IsClosed())
 
 			// Once the task ends, nothing of the pool is left behind.
@@ -769,17 +777,21 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseContext returns the context's error if it ends first", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forEveryPool(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			occupy(t, p, newGate(t), 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			assert.ErrorIs(t, p.ReleaseContext(ctx), context.Canceled)
+			err := p.ReleaseContext(ctx)
+			assert.ErrorIs(t, err, context.Canceled)
+			if p.members > 1 {
+				assert.EqualError(t, err, "pool 0: context canceled")
+			}
 			assert.True(t, p.IsClosed())
 		})
 	})
 	t.Run("ReleaseContext with a nil context returns without waiting", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forEveryPool(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			occupy(t, p, newGate(t), 1) // held until the test ends
 			var ctx context.Context

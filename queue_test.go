@@ -60,8 +60,7 @@ func TestQueueSize(t *testing.T) {
 			require.NoError(t, p.submit(recorder(order, 0)))
 			errs := make([]<-chan error, 0, 3)
 			for i := 1; i <= 3; i++ {
-				errs = append(errs, async(func() error { return p.submit(recorder(order, i)) }))
-				waitUntil(t, "the caller waits", func() bool { return p.Waiting() == i })
+				errs = append(errs, blocked(t, p, i, func() error { return p.submit(recorder(order, i)) }))
 			}
 			s := p.Stats()
 			assert.Equal(t, 1, s.Queued)
