@@ -59,9 +59,7 @@ func TestSubmitContext(t *testing.T) {
 		})
 
 		t.Run("a nil context waits for a worker like Background", func(t *testing.T) {
-			p := k.mustNew(t, 1)
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1)
 			var ctx context.Context // nil
 			done := make(chan struct{}, 1)
 			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, signal(done)) })
@@ -71,9 +69,7 @@ func TestSubmitContext(t *testing.T) {
 		})
 
 		t.Run("a waiting caller gives up when its context is cancelled and its task never runs", func(t *testing.T) {
-			p := k.mustNew(t, 1)
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			var ran atomic.Int32
 			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() { ran.Add(1) }) })
@@ -88,9 +84,7 @@ func TestSubmitContext(t *testing.T) {
 		})
 
 		t.Run("a waiting caller gives up at its deadline", func(t *testing.T) {
-			p := k.mustNew(t, 1)
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 			defer cancel()
 			var ran atomic.Int32
@@ -118,9 +112,7 @@ func TestSubmitContext(t *testing.T) {
 		})
 
 		t.Run("cancelling many waiting callers returns every one of them and runs none of their tasks", func(t *testing.T) {
-			p := k.mustNew(t, 1)
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			const callers = 50
 			var ran atomic.Int32
@@ -146,9 +138,7 @@ func TestSubmitContext(t *testing.T) {
 		})
 
 		t.Run("when some contexts are cancelled only the other callers are served, exactly once", func(t *testing.T) {
-			p := k.mustNew(t, 1)
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1)
 			doomed, cancelDoomed := context.WithCancel(context.Background())
 			kept, cancelKept := context.WithCancel(context.Background())
 			defer cancelKept()
@@ -187,9 +177,7 @@ func TestSubmitContext(t *testing.T) {
 
 		t.Run("a cancellation racing a free worker either runs the task once or returns the error", func(t *testing.T) {
 			for range 20 {
-				p := k.mustNew(t, 1)
-				l := newGate(t)
-				occupy(t, p, l, p.Cap())
+				p, l := k.mustNewFull(t, 1)
 				ctx, cancel := context.WithCancel(context.Background())
 				const callers = 6
 				var ran [callers]atomic.Int32
@@ -228,9 +216,7 @@ func TestSubmitContext(t *testing.T) {
 func TestSubmitContextWithLimits(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k poolKind) {
 		t.Run("a full Nonblocking pool refuses at once with ErrPoolOverload", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithNonblocking(true))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, _ := k.mustNewFull(t, 1, ants.WithNonblocking(true))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			assert.ErrorIs(t, p.submitContext(ctx, func() {}), ants.ErrPoolOverload)
@@ -238,9 +224,7 @@ func TestSubmitContextWithLimits(t *testing.T) {
 		})
 
 		t.Run("a caller that gives up frees its place under MaxBlockingTasks", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithMaxBlockingTasks(1))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithMaxBlockingTasks(1))
 			ctx, cancel := context.WithCancel(context.Background())
 			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() {}) })
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolOverload)
@@ -255,9 +239,7 @@ func TestSubmitContextWithLimits(t *testing.T) {
 		})
 
 		t.Run("Release returns ErrPoolClosed to a caller waiting with a context", func(t *testing.T) {
-			p := k.mustNew(t, 1)
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var ran atomic.Int32
@@ -327,9 +309,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 				name = "the other waiter is served when the first waiter gives up"
 			}
 			t.Run(name, func(t *testing.T) {
-				p := k.mustNew(t, 1)
-				l := newGate(t)
-				occupy(t, p, l, p.Cap())
+				p, l := k.mustNewFull(t, 1)
 				doomed, cancel := context.WithCancel(context.Background())
 				kept, cancelKept := context.WithCancel(context.Background())
 				defer cancelKept()
@@ -370,9 +350,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 			// goes to the wrong one and a caller whose task runs never
 			// returns. Serving one task at a time, and waiting for its caller
 			// before the next, catches that.
-			p := k.mustNew(t, 1)
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1)
 			doomed, cancel := context.WithCancel(context.Background())
 			const callers = 9 // callers 1, 4 and 7 use doomed
 			started := make(chan int, callers)
@@ -401,9 +379,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 
 		t.Run("the other waiter is served when the cancellation races the end of the running task", func(t *testing.T) {
 			for range 50 {
-				p := k.mustNew(t, 1)
-				l := newGate(t)
-				occupy(t, p, l, p.Cap())
+				p, l := k.mustNewFull(t, 1)
 				ctxA, cancelA := context.WithCancel(context.Background())
 				var ranA, ranB atomic.Int32
 				errA := blocked(t, p, 1, func() error { return p.submitContext(ctxA, func() { ranA.Add(1) }) })

@@ -300,6 +300,16 @@ func (k poolKind) mustNew(t *testing.T, size int, opts ...ants.Option) *testPool
 	return p
 }
 
+// mustNewFull is mustNew for a pool whose every worker runs a task held
+// by the gate it returns.
+func (k poolKind) mustNewFull(t *testing.T, size int, opts ...ants.Option) (*testPool, *gate) {
+	t.Helper()
+	p := k.mustNew(t, size, opts...)
+	g := newGate(t)
+	occupy(t, p, g, p.Cap())
+	return p, g
+}
+
 // mustNewMulti is mustNew for a multi-pool of members member pools.
 func (k poolKind) mustNewMulti(t *testing.T, members, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) *testPool {
 	t.Helper()

@@ -305,9 +305,7 @@ func TestPoolCapacity(t *testing.T) {
 	})
 	t.Run("a full pool blocks callers until a worker is free", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, g := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 
 			ran := make(chan struct{}, 3)
 			results := blockedSubmits(t, p, 3, signal(ran))
@@ -326,18 +324,14 @@ func TestPoolCapacity(t *testing.T) {
 	})
 	t.Run("a Nonblocking pool refuses tasks when full", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 2)
+			p, _ := k.mustNewFull(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 			assert.Equal(t, 0, p.Waiting())
 		})
 	})
 	t.Run("MaxBlockingTasks lets that many callers wait and refuses the next", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithMaxBlockingTasks(2), ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, g := k.mustNewFull(t, 1, ants.WithMaxBlockingTasks(2), ants.WithDisablePurge(true))
 
 			ran := make(chan struct{}, 2)
 			first := submitAsync(p.submit, signal(ran))
@@ -525,9 +519,7 @@ func TestPoolTune(t *testing.T) {
 	})
 	t.Run("growing starts the tasks of blocked callers at once", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, g := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 
 			started := make(chan struct{}, 3)
 			results := blockedSubmits(t, p, 3, g.task(started))
@@ -561,9 +553,7 @@ func TestPoolTune(t *testing.T) {
 	})
 	t.Run("busy workers above a shrunk capacity exit after their task", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 3, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 3)
+			p, g := k.mustNewFull(t, 3, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 
 			p.Tune(1)
 			assert.Equal(t, 1, p.Cap())
@@ -637,9 +627,7 @@ func TestPoolStats(t *testing.T) {
 	})
 	t.Run("Queued counts buffered tasks", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(2), ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, g := k.mustNewFull(t, 1, ants.WithQueueSize(2), ants.WithDisablePurge(true))
 			require.NoError(t, p.submit(func() {}))
 			require.NoError(t, p.submit(func() {}))
 			s := p.Stats()
@@ -707,9 +695,7 @@ func TestPoolRelease(t *testing.T) {
 	})
 	t.Run("Release wakes blocked callers with ErrPoolClosed", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, _ := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 			results := blockedSubmits(t, p, 3, func() { t.Error("a task refused by Release ran") })
 
 			p.Release()

@@ -20,9 +20,7 @@ func recorder(order chan<- int, i int) func() {
 func TestQueueSize(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k poolKind) {
 		t.Run("Submit returns at once while the buffer has room", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(3))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(3))
 			var ran atomic.Int32
 			for range 3 {
 				require.NoError(t, p.submit(func() { ran.Add(1) })) // would block without the buffer
@@ -39,9 +37,7 @@ func TestQueueSize(t *testing.T) {
 		})
 
 		t.Run("buffered tasks run in FIFO order", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(10))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(10))
 			order := make(chan int, 10)
 			for i := range 10 {
 				require.NoError(t, p.submit(recorder(order, i)))
@@ -53,9 +49,7 @@ func TestQueueSize(t *testing.T) {
 		})
 
 		t.Run("callers wait only when the buffer is full and are served after it, in order", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(1))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(1))
 			order := make(chan int, 4)
 			require.NoError(t, p.submit(recorder(order, 0)))
 			errs := make([]<-chan error, 0, 3)
@@ -85,9 +79,7 @@ func TestQueueSize(t *testing.T) {
 				{"Nonblocking", []ants.Option{ants.WithNonblocking(true)}, func(p *testPool) func(func()) error { return p.submit }},
 			} {
 				t.Run(c.name, func(t *testing.T) {
-					p := k.mustNew(t, 1, append(c.opts, ants.WithQueueSize(2))...)
-					l := newGate(t)
-					occupy(t, p, l, p.Cap())
+					p, l := k.mustNewFull(t, 1, append(c.opts, ants.WithQueueSize(2))...)
 					submit := c.submit(p)
 					var ran atomic.Int32
 					task := func() { ran.Add(1) }
@@ -104,9 +96,7 @@ func TestQueueSize(t *testing.T) {
 		})
 
 		t.Run("MaxBlockingTasks counts the callers waiting behind a full buffer", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(1), ants.WithMaxBlockingTasks(1))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(1), ants.WithMaxBlockingTasks(1))
 			var ran atomic.Int32
 			task := func() { ran.Add(1) }
 			require.NoError(t, p.submit(task))
@@ -120,9 +110,7 @@ func TestQueueSize(t *testing.T) {
 		})
 
 		t.Run("a negative size buffers without bound", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(-1))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(-1))
 			const n = 1000
 			var ran atomic.Int32
 			for range n {
@@ -140,9 +128,7 @@ func TestQueueSize(t *testing.T) {
 		})
 
 		t.Run("a context-aware caller waits only for a full buffer and can give up", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(1))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(1))
 			ctx, cancel := context.WithCancel(context.Background())
 			var buffered, cancelled atomic.Int32
 			require.NoError(t, p.submitContext(ctx, func() { buffered.Add(1) }))
@@ -157,9 +143,7 @@ func TestQueueSize(t *testing.T) {
 		})
 
 		t.Run("growing the pool with Tune starts buffered tasks at once", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(4))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(4))
 			started := make(chan struct{}, 2)
 			require.NoError(t, p.submit(l.task(started)))
 			require.NoError(t, p.submit(l.task(started)))
@@ -174,9 +158,7 @@ func TestQueueSize(t *testing.T) {
 		})
 
 		t.Run("a buffer keeps its order across Release and Reboot", func(t *testing.T) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(3))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(3))
 			order := make(chan int, 3)
 			require.NoError(t, p.submit(recorder(order, 0)))
 			require.NoError(t, p.submit(recorder(order, 1)))
@@ -198,9 +180,7 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 	forEveryPool(t, func(t *testing.T, k poolKind) {
 		t.Run("every buffered task runs exactly once across Release, and ReleaseTimeout waits for them", func(t *testing.T) {
 			const perPool = 5
-			p := k.mustNew(t, 2, ants.WithQueueSize(perPool))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 2, ants.WithQueueSize(perPool))
 			n := perPool * p.members
 			ran := make([]atomic.Int32, n)
 			for i := range n {
@@ -231,9 +211,7 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 
 		t.Run("ReleaseTimeout times out while buffered tasks are held, and they still run", func(t *testing.T) {
 			const perPool = 3
-			p := k.mustNew(t, 1, ants.WithQueueSize(perPool))
-			l := newGate(t)
-			occupy(t, p, l, p.Cap())
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(perPool))
 			var wg sync.WaitGroup
 			n := perPool * p.members
 			wg.Add(n)
