@@ -16,10 +16,16 @@ import (
 // helpers that the tests of the other additions to ants (groups, the task
 // buffer, Stats) share.
 
-// async runs call on a new goroutine and returns its result.
+// async runs call on a new goroutine and returns its result. It returns
+// once the goroutine has started, so that the call is under way.
 func async(call func() error) <-chan error {
 	errc := make(chan error, 1)
-	go func() { errc <- call() }()
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		errc <- call()
+	}()
+	<-started
 	return errc
 }
 

@@ -167,11 +167,14 @@ func testKeyed(t *testing.T, kind poolKind) {
 		holdKey(t, k, "a", l)
 		var ran atomic.Int32
 		require.NoError(t, k.Submit("a", func() { ran.Add(1) }))
-		wait := waitKeyed(k)
+		wait := async(func() error {
+			err := k.Wait()
+			assert.Equal(t, int32(1), ran.Load(), "Wait returned before the queued task ran")
+			return err
+		})
 		assertNoRecv(t, wait, "Wait returning while a task is queued")
 		l.open()
 		require.NoError(t, recv(t, wait, "Wait"))
-		assert.Equal(t, int32(1), ran.Load())
 	})
 
 	t.Run("a nil task gives ErrNilTask and a nil ctx is taken as Background", func(t *testing.T) {

@@ -18,7 +18,9 @@ import (
 )
 
 // long bounds every wait for something that must happen; reaching it fails
-// the test. brief is the window of the few "must not happen" checks.
+// the test. brief is the window of the "must not happen" checks that no
+// synchronisation can replace (see assertNoRecv), and a timeout meant to
+// expire.
 const (
 	long  = 5 * time.Second
 	brief = 20 * time.Millisecond
@@ -79,9 +81,7 @@ func boundedContext(t *testing.T) context.Context {
 
 // submitAsync submits task from a new goroutine and returns the result.
 func submitAsync(submit func(func()) error, task func()) <-chan error {
-	errc := make(chan error, 1)
-	go func() { errc <- submit(task) }()
-	return errc
+	return async(func() error { return submit(task) })
 }
 
 // blocked runs call on a new goroutine, waits until p counts n blocked
@@ -139,7 +139,16 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 	}
 }
 
-// assertNoRecv checks that nothing arrives on ch for a brief while.
+// assertNoRecv checks that nothing arrives on ch for a brief while: that a
+// call does not return, or a task does not run, while the test still holds
+// back what it waits for. The window suffices because what it watches is
+// already under way when it starts (async returns only once its goroutine
+// runs the call; a task's submit has returned), and it waits for nothing
+// but what the test holds: done wrong, it would deliver within
+// microseconds of its own work, a thousandth of brief. Where the end state
+// can show the bad event instead, the tests check that (a refused task
+// after ReleaseTimeout; what a returning call must have seen, recorded as
+// it returns).
 func assertNoRecv[T any](t *testing.T, ch <-chan T, what string) {
 	t.Helper()
 	select {
@@ -417,7 +426,7 @@ func TestPoolExpiry(t *testing.T) {
 			ignore := goleak.IgnoreCurrent()
 			c := ants.NewFakeClock()
 			p := k.mustNew(t, 3, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry))
-			assert.False(t, c.TryTick(brief), "a purge goroutine runs before the first task")
+			assert.Equal(t, ants.PoolProbe{}, p.probe(), "a goroutine runs before the first task")
 
 			for round := 0; round < 2; round++ {
 				done := make(chan struct{})
@@ -431,7 +440,9 @@ func TestPoolExpiry(t *testing.T) {
 				// purge goroutine: none of the pool's goroutines is left.
 				goleak.VerifyNone(t, ignore)
 				assert.Equal(t, 0, p.Running())
-				assert.False(t, c.TryTick(brief), "the purge goroutine outlived the last worker")
+				pr := p.probe()
+				assert.False(t, pr.Purging, "the purge goroutine outlived the last worker")
+				assert.Zero(t, pr.Live, "a goroutine of the pool outlived the last worker")
 			}
 		})
 	})
@@ -443,7 +454,9 @@ func TestPoolExpiry(t *testing.T) {
 			require.NoError(t, p.submit(signal(done)))
 			recv(t, done, "the task")
 			waitIdle(t, p, 1)
-			assert.False(t, c.TryTick(brief), "a purge goroutine runs with purging disabled")
+			pr := p.probe()
+			assert.False(t, pr.Purging, "a purge goroutine runs with purging disabled")
+			assert.Equal(t, 1, pr.Live, "goroutines of the pool")
 			assert.Equal(t, 1, p.Running())
 		})
 	})
@@ -690,7 +703,10 @@ func TestPoolRelease(t *testing.T) {
 			assert.True(t, p.IsClosed())
 			ran := make(chan struct{}, 1)
 			assert.ErrorIs(t, submitNow(t, p.submit, signal(ran)), ants.ErrPoolClosed)
-			assertNoRecv(t, ran, "a task refused by a released pool")
+			// Once no goroutine of the pool is left, none can run it later.
+			p.Reboot()
+			require.NoError(t, p.ReleaseTimeout(long))
+			assert.Empty(t, ran, "a task refused by a released pool ran")
 		})
 	})
 	t.Run("Release wakes blocked callers with ErrPoolClosed", func(t *testing.T) {
@@ -732,13 +748,15 @@ func TestPoolRelease(t *testing.T) {
 			}))
 			recv(t, started, "the task")
 
-			errc := make(chan error, 1)
-			go func() { errc <- p.ReleaseTimeout(long) }()
+			errc := async(func() error {
+				err := p.ReleaseTimeout(long)
+				assert.True(t, finished.Load(), "ReleaseTimeout returned before the task finished")
+				return err
+			})
 			waitUntil(t, "the pool is closed", p.IsClosed)
 			assertNoRecv(t, errc, "ReleaseTimeout returning while a task runs")
 			g.open()
 			assert.NoError(t, recv(t, errc, "ReleaseTimeout"))
-			assert.True(t, finished.Load())
 			assert.Equal(t, 0, p.Running())
 		})
 	})

@@ -173,9 +173,15 @@ func testStream(t *testing.T, k poolKind) {
 		require.NoError(t, recv(t, waitStream(s), "Wait on a new stream"))
 		l := newGate(t)
 		started := make(chan struct{}, 1)
-		s.Go(func() func() { return l.task(started) })
+		var returned atomic.Bool
+		held := l.task(started)
+		s.Go(func() func() { return func() { held(); returned.Store(true) } })
 		recv(t, started, "the callback to start")
-		wait := waitStream(s)
+		wait := async(func() error {
+			err := s.Wait()
+			assert.True(t, returned.Load(), "Wait returned before the callback did")
+			return err
+		})
 		assertNoRecv(t, wait, "Wait returning while a callback runs")
 		l.open()
 		require.NoError(t, recv(t, wait, "Wait"))

@@ -365,11 +365,14 @@ func TestSubpoolRelease(t *testing.T) {
 			}
 			recv(t, started, "a held task")
 			recv(t, started, "a held task")
-			errc := async(func() error { return s.ReleaseTimeout(long) })
+			errc := async(func() error {
+				err := s.ReleaseTimeout(long)
+				assert.Equal(t, int32(2), finished.Load(), "ReleaseTimeout returned before the tasks finished")
+				return err
+			})
 			assertNoRecv(t, errc, "ReleaseTimeout with tasks running")
 			g.open()
 			assert.NoError(t, recv(t, errc, "ReleaseTimeout"))
-			assert.Equal(t, int32(2), finished.Load(), "ReleaseTimeout returned before the tasks finished")
 		})
 	})
 	t.Run("ReleaseTimeout and ReleaseContext give up when told to", func(t *testing.T) {
@@ -399,11 +402,14 @@ func TestSubpoolRelease(t *testing.T) {
 		assert.Equal(t, 1, s.Free(), "a buffered task holds a slot")
 		assert.ErrorIs(t, s.ReleaseTimeout(brief), ants.ErrTimeout)
 		s.Reboot()
-		errc := async(func() error { return s.ReleaseTimeout(long) })
+		errc := async(func() error {
+			err := s.ReleaseTimeout(long)
+			assert.True(t, ran.Load(), "ReleaseTimeout returned before the buffered task ran")
+			return err
+		})
 		assertNoRecv(t, errc, "ReleaseTimeout with a task buffered in the parent")
 		parent.Tune(2) // a second worker takes the buffered task
 		assert.NoError(t, recv(t, errc, "ReleaseTimeout"))
-		assert.True(t, ran.Load(), "ReleaseTimeout returned before the buffered task ran")
 	})
 	t.Run("a released parent makes submits fail with its error, and the slot is given back", func(t *testing.T) {
 		forEachParent(t, func(t *testing.T, k poolKind) {

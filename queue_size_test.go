@@ -190,16 +190,19 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 			var waiterRan atomic.Int32
 			waiter := blocked(t, p, 1, func() error { return p.submit(func() { waiterRan.Add(1) }) })
 
-			released := async(func() error { return p.ReleaseTimeout(long) })
+			released := async(func() error {
+				err := p.ReleaseTimeout(long)
+				for i := range n {
+					assert.Equal(t, int32(1), ran[i].Load(), "runs of buffered task %d when ReleaseTimeout returned", i)
+				}
+				return err
+			})
 			assert.ErrorIs(t, recv(t, waiter, "the waiting caller"), ants.ErrPoolClosed)
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolClosed)
 			assertNoRecv(t, released, "ReleaseTimeout returning while buffered tasks are held")
 
 			l.open()
 			require.NoError(t, recv(t, released, "ReleaseTimeout"))
-			for i := range n {
-				assert.Equal(t, int32(1), ran[i].Load(), "runs of buffered task %d when ReleaseTimeout returned", i)
-			}
 			assert.Zero(t, waiterRan.Load(), "the task of a caller refused by Release ran")
 			s := p.Stats()
 			assert.Equal(t, uint64(p.Cap()+n), s.Submitted)
@@ -252,5 +255,7 @@ func TestQueueSizeTuneOnAReleasedPoolStartsNoPurgeGoroutine(t *testing.T) {
 	l.open()
 	require.NoError(t, recv(t, released, "ReleaseTimeout"), "ReleaseTimeout waited for a purge goroutine")
 	assert.Equal(t, int32(4), ran.Load())
-	assert.False(t, clock.TryTick(brief), "a purge goroutine outlived the released pool")
+	pr := p.PoolProbe()
+	assert.False(t, pr.Purging, "a purge goroutine outlived the released pool")
+	assert.Zero(t, pr.Live, "a goroutine outlived the released pool")
 }
