@@ -29,6 +29,17 @@ func async(call func() error) <-chan error {
 	return errc
 }
 
+// asyncChecked is async(call) with check run as call returns, for what
+// must have happened before it may return: an early return is then caught
+// whenever it happens, not only within assertNoRecv's window.
+func asyncChecked(call func() error, check func()) <-chan error {
+	return async(func() error {
+		err := call()
+		check()
+		return err
+	})
+}
+
 // cancelledContext returns a context that is already cancelled.
 func cancelledContext() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())

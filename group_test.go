@@ -220,10 +220,8 @@ func TestGroup(t *testing.T) {
 
 			p.Release()
 			recv(t, goReturned, "the calls to Go")
-			wait := async(func() error {
-				err := g.Wait()
+			wait := asyncChecked(g.Wait, func() {
 				assert.Equal(t, int32(1), heldRan.Load(), "Wait returned before the accepted task ran to its end")
-				return err
 			})
 			assertNoRecv(t, wait, "Wait returning while an accepted task runs")
 			l.open()

@@ -167,10 +167,8 @@ func testKeyed(t *testing.T, kind poolKind) {
 		holdKey(t, k, "a", l)
 		var ran atomic.Int32
 		require.NoError(t, k.Submit("a", func() { ran.Add(1) }))
-		wait := async(func() error {
-			err := k.Wait()
+		wait := asyncChecked(k.Wait, func() {
 			assert.Equal(t, int32(1), ran.Load(), "Wait returned before the queued task ran")
-			return err
 		})
 		assertNoRecv(t, wait, "Wait returning while a task is queued")
 		l.open()

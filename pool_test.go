@@ -748,10 +748,8 @@ func TestPoolRelease(t *testing.T) {
 			}))
 			recv(t, started, "the task")
 
-			errc := async(func() error {
-				err := p.ReleaseTimeout(long)
+			errc := asyncChecked(func() error { return p.ReleaseTimeout(long) }, func() {
 				assert.True(t, finished.Load(), "ReleaseTimeout returned before the task finished")
-				return err
 			})
 			waitUntil(t, "the pool is closed", p.IsClosed)
 			assertNoRecv(t, errc, "ReleaseTimeout returning while a task runs")

@@ -190,12 +190,10 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 			var waiterRan atomic.Int32
 			waiter := blocked(t, p, 1, func() error { return p.submit(func() { waiterRan.Add(1) }) })
 
-			released := async(func() error {
-				err := p.ReleaseTimeout(long)
+			released := asyncChecked(func() error { return p.ReleaseTimeout(long) }, func() {
 				for i := range n {
 					assert.Equal(t, int32(1), ran[i].Load(), "runs of buffered task %d when ReleaseTimeout returned", i)
 				}
-				return err
 			})
 			assert.ErrorIs(t, recv(t, waiter, "the waiting caller"), ants.ErrPoolClosed)
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolClosed)

@@ -177,10 +177,8 @@ func testStream(t *testing.T, k poolKind) {
 		held := l.task(started)
 		s.Go(func() func() { return func() { held(); returned.Store(true) } })
 		recv(t, started, "the callback to start")
-		wait := async(func() error {
-			err := s.Wait()
+		wait := asyncChecked(s.Wait, func() {
 			assert.True(t, returned.Load(), "Wait returned before the callback did")
-			return err
 		})
 		assertNoRecv(t, wait, "Wait returning while a callback runs")
 		l.open()

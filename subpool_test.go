@@ -365,10 +365,8 @@ func TestSubpoolRelease(t *testing.T) {
 			}
 			recv(t, started, "a held task")
 			recv(t, started, "a held task")
-			errc := async(func() error {
-				err := s.ReleaseTimeout(long)
+			errc := asyncChecked(func() error { return s.ReleaseTimeout(long) }, func() {
 				assert.Equal(t, int32(2), finished.Load(), "ReleaseTimeout returned before the tasks finished")
-				return err
 			})
 			assertNoRecv(t, errc, "ReleaseTimeout with tasks running")
 			g.open()
@@ -402,10 +400,8 @@ func TestSubpoolRelease(t *testing.T) {
 		assert.Equal(t, 1, s.Free(), "a buffered task holds a slot")
 		assert.ErrorIs(t, s.ReleaseTimeout(brief), ants.ErrTimeout)
 		s.Reboot()
-		errc := async(func() error {
-			err := s.ReleaseTimeout(long)
+		errc := asyncChecked(func() error { return s.ReleaseTimeout(long) }, func() {
 			assert.True(t, ran.Load(), "ReleaseTimeout returned before the buffered task ran")
-			return err
 		})
 		assertNoRecv(t, errc, "ReleaseTimeout with a task buffered in the parent")
 		parent.Tune(2) // a second worker takes the buffered task
