@@ -35,8 +35,8 @@
 // shrinking Tune binds at once; Running counts a worker told to stop (by the
 // purge, Release or a shrinking Tune) out at once, so it never exceeds Cap
 // outside a shrinking Tune; Reboot does not wait for the workers of the
-// released pool; and MultiPool release errors wrap the sub-pools' errors
-// (errors.Is(err, ErrTimeout)).
+// released pool; MultiPool release errors wrap the member pools' errors
+// (errors.Is(err, ErrTimeout)); and MultiPool has a Release method.
 package ants
 
 import (

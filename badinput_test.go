@@ -132,8 +132,8 @@ func badHold(t *testing.T, submit func(task func()) error) (unblock func()) {
 // forBadKinds runs f for every single pool kind, built with size and opts.
 func forBadKinds(t *testing.T, size int, opts []ants.Option, f func(name string, p *testPool)) {
 	t.Helper()
-	for _, k := range poolKinds {
-		p, err := k.newPool(size, opts...)
+	for _, k := range kindsWhere(isSingle) {
+		p, err := k.new(size, opts...)
 		if err != nil {
 			t.Errorf("%s(%d): %v", k.name, size, err)
 			continue
@@ -144,9 +144,9 @@ func forBadKinds(t *testing.T, size int, opts []ants.Option, f func(name string,
 }
 
 // forBadMultiKinds runs f for every multi-pool kind.
-func forBadMultiKinds(t *testing.T, size, sizePerPool int, opts []ants.Option, f func(name string, p *testMultiPool)) {
+func forBadMultiKinds(t *testing.T, size, sizePerPool int, opts []ants.Option, f func(name string, p *testPool)) {
 	t.Helper()
-	for _, k := range multiKinds {
+	for _, k := range kindsWhere(isMulti) {
 		p, err := k.newMulti(size, sizePerPool, ants.RoundRobin, opts...)
 		if err != nil {
 			t.Errorf("%s(%d, %d): %v", k.name, size, sizePerPool, err)
@@ -194,10 +194,10 @@ var badInputCases = []badCase{
 	}},
 	{"size math.MaxInt with PreAlloc allocates megabytes, not gigabytes", func(t *testing.T) {
 		const limit = 64 << 20
-		for _, k := range poolKinds {
+		for _, k := range kindsWhere(isSingle) {
 			var p *testPool
 			var err error
-			n := badAllocated(func() { p, err = k.newPool(math.MaxInt, ants.WithPreAlloc(true)) })
+			n := badAllocated(func() { p, err = k.new(math.MaxInt, ants.WithPreAlloc(true)) })
 			if err != nil {
 				t.Errorf("%s(math.MaxInt, PreAlloc): %v", k.name, err)
 				continue
@@ -211,10 +211,10 @@ var badInputCases = []badCase{
 			badEq(t, k.name+" Cap() after Tune on a PreAlloc pool", p.Cap(), math.MaxInt32)
 			badRelease(t, k.name, p)
 		}
-		var mp *testMultiPool
+		var mp *testPool
 		var err error
 		n := badAllocated(func() {
-			mp, err = multiKinds[0].newMulti(2, math.MaxInt, ants.LeastTasks, ants.WithPreAlloc(true))
+			mp, err = kindsWhere(isMulti)[0].newMulti(2, math.MaxInt, ants.LeastTasks, ants.WithPreAlloc(true))
 		})
 		if err != nil {
 			t.Errorf("NewMultiPool(2, math.MaxInt, PreAlloc): %v", err)
@@ -229,11 +229,11 @@ var badInputCases = []badCase{
 	}},
 	{"PreAlloc with an unlimited size is ErrInvalidPreAllocSize", func(t *testing.T) {
 		for _, size := range []int{0, -1} {
-			for _, k := range poolKinds {
-				_, err := k.newPool(size, ants.WithPreAlloc(true))
+			for _, k := range kindsWhere(isSingle) {
+				_, err := k.new(size, ants.WithPreAlloc(true))
 				badErr(t, fmt.Sprintf("%s(%d, PreAlloc)", k.name, size), err, ants.ErrInvalidPreAllocSize)
 			}
-			for _, k := range multiKinds {
+			for _, k := range kindsWhere(isMulti) {
 				_, err := k.newMulti(2, size, ants.RoundRobin, ants.WithPreAlloc(true))
 				badErr(t, fmt.Sprintf("%s(2, %d, PreAlloc)", k.name, size), err, ants.ErrInvalidPreAllocSize)
 			}
@@ -257,7 +257,7 @@ var badInputCases = []badCase{
 		// An Option is applied once per sub-pool: this one makes the expiry
 		// of the second sub-pool invalid, so the constructor must give up
 		// and release the first.
-		for _, k := range multiKinds {
+		for _, k := range kindsWhere(isMulti) {
 			calls := 0
 			second := ants.Option(func(o *ants.Options) {
 				if calls++; calls == 2 {
@@ -272,7 +272,7 @@ var badInputCases = []badCase{
 	}},
 	{"multi-pool counts of 0 and negative are ErrInvalidMultiPoolSize", func(t *testing.T) {
 		for _, size := range []int{0, -1, math.MinInt} {
-			for _, k := range multiKinds {
+			for _, k := range kindsWhere(isMulti) {
 				p, err := k.newMulti(size, 1, ants.RoundRobin)
 				badErr(t, fmt.Sprintf("%s(%d, 1)", k.name, size), err, ants.ErrInvalidMultiPoolSize)
 				badEq(t, "the pool is nil", p == nil, true)
@@ -281,7 +281,7 @@ var badInputCases = []badCase{
 	}},
 	{"sizePerPool 0 and negative make unlimited sub-pools", func(t *testing.T) {
 		for _, per := range []int{0, -1} {
-			forBadMultiKinds(t, 3, per, nil, func(name string, p *testMultiPool) {
+			forBadMultiKinds(t, 3, per, nil, func(name string, p *testPool) {
 				what := fmt.Sprintf("%s(3, %d)", name, per)
 				badEq(t, what+" Cap() (the sum of the sub-pools')", p.Cap(), -3)
 				for i := 0; i < 3; i++ {
@@ -297,7 +297,7 @@ var badInputCases = []badCase{
 	}},
 	{"invalid load-balancing strategies are ErrInvalidLoadBalancingStrategy", func(t *testing.T) {
 		for _, lbs := range []ants.LoadBalancingStrategy{0, 1, 3, 99, -1} {
-			for _, k := range multiKinds {
+			for _, k := range kindsWhere(isMulti) {
 				_, err := k.newMulti(2, 1, lbs)
 				badErr(t, fmt.Sprintf("%s(lbs %d)", k.name, lbs), err, ants.ErrInvalidLoadBalancingStrategy)
 			}
@@ -305,10 +305,10 @@ var badInputCases = []badCase{
 	}},
 	{"negative expiry is ErrInvalidPoolExpiry unless purge is disabled", func(t *testing.T) {
 		for _, d := range []time.Duration{-1, -time.Second, math.MinInt64} {
-			for _, k := range poolKinds {
-				_, err := k.newPool(1, ants.WithExpiryDuration(d))
+			for _, k := range kindsWhere(isSingle) {
+				_, err := k.new(1, ants.WithExpiryDuration(d))
 				badErr(t, fmt.Sprintf("%s(expiry %v)", k.name, d), err, ants.ErrInvalidPoolExpiry)
-				p, err := k.newPool(1, ants.WithExpiryDuration(d), ants.WithDisablePurge(true))
+				p, err := k.new(1, ants.WithExpiryDuration(d), ants.WithDisablePurge(true))
 				if err != nil {
 					t.Errorf("%s(expiry %v, DisablePurge): %v", k.name, d, err)
 					continue
@@ -316,7 +316,7 @@ var badInputCases = []badCase{
 				badRun(t, k.name, p.submit)
 				badRelease(t, k.name, p)
 			}
-			for _, k := range multiKinds {
+			for _, k := range kindsWhere(isMulti) {
 				_, err := k.newMulti(2, 1, ants.RoundRobin, ants.WithExpiryDuration(d))
 				badErr(t, fmt.Sprintf("%s(expiry %v)", k.name, d), err, ants.ErrInvalidPoolExpiry)
 			}
@@ -448,7 +448,7 @@ var badInputCases = []badCase{
 			badErr(t, name+" SubmitContext(nil) on a full pool", <-errc, nil)
 			<-ran
 		})
-		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
+		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testPool) {
 			badRun(t, name+" SubmitContext(nil)", func(task func()) error { return p.submitContext(badNilCtx, task) })
 		})
 		p, err := ants.NewPool(1)
@@ -478,7 +478,7 @@ var badInputCases = []badCase{
 			badErr(t, name+" ReleaseContext(nil) again", p.ReleaseContext(badNilCtx), ants.ErrPoolClosed)
 			unblock()
 		})
-		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
+		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testPool) {
 			unblock := badHold(t, p.submit)
 			badQuick(t, name+" ReleaseContext(nil)", func() {
 				badErr(t, name+" ReleaseContext(nil)", p.ReleaseContext(badNilCtx), nil)
@@ -496,7 +496,7 @@ var badInputCases = []badCase{
 				badQuick(t, what, func() { badErr(t, what+" again", p.ReleaseTimeout(d), ants.ErrPoolClosed) })
 				unblock()
 			})
-			forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
+			forBadMultiKinds(t, 2, 1, nil, func(name string, p *testPool) {
 				what := fmt.Sprintf("%s ReleaseTimeout(%v)", name, d)
 				unblock := badHold(t, p.submit)
 				badQuick(t, what, func() { badErr(t, what+" with a busy worker", p.ReleaseTimeout(d), ants.ErrTimeout) })
@@ -533,7 +533,7 @@ var badInputCases = []badCase{
 			p.Tune(1)
 			badEq(t, name+" Cap() after Tune(1)", p.Cap(), 1)
 		})
-		forBadMultiKinds(t, 2, 3, nil, func(name string, p *testMultiPool) {
+		forBadMultiKinds(t, 2, 3, nil, func(name string, p *testPool) {
 			for _, n := range []int{0, -1} {
 				p.Tune(n)
 				badEq(t, fmt.Sprintf("%s Cap() after Tune(%d)", name, n), p.Cap(), 6)
@@ -551,7 +551,7 @@ var badInputCases = []badCase{
 			badEq(t, name+" Running()", p.Running(), running)
 			badRun(t, name+" after Reboot", p.submit)
 		})
-		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
+		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testPool) {
 			p.Reboot()
 			badEq(t, name+" IsClosed()", p.IsClosed(), false)
 			badRun(t, name+" after Reboot", p.submit)
@@ -580,7 +580,7 @@ var badInputCases = []badCase{
 			badEq(t, name+" IsClosed() after Reboot", p.IsClosed(), false)
 			badRun(t, name+" after Reboot", p.submit)
 		})
-		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testMultiPool) {
+		forBadMultiKinds(t, 2, 1, nil, func(name string, p *testPool) {
 			badErr(t, name+" ReleaseTimeout", p.ReleaseTimeout(badBound), nil)
 			badErr(t, name+" ReleaseTimeout again", p.ReleaseTimeout(badBound), ants.ErrPoolClosed)
 			badErr(t, name+" ReleaseContext again", p.ReleaseContext(context.Background()), ants.ErrPoolClosed)
@@ -596,7 +596,7 @@ var badInputCases = []badCase{
 		})
 	}},
 	{"ByIndex out of range is (-1, ErrInvalidPoolIndex)", func(t *testing.T) {
-		forBadMultiKinds(t, 3, 1, nil, func(name string, p *testMultiPool) {
+		forBadMultiKinds(t, 3, 1, nil, func(name string, p *testPool) {
 			for _, idx := range []int{-1, 3, 4, math.MinInt, math.MaxInt} {
 				for getter, f := range map[string]func(int) (int, error){
 					"RunningByIndex": p.RunningByIndex,

@@ -3,10 +3,10 @@ package ants_test
 import (
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/e62cffed/ants/internal/burst"
 )
 
 // latencyCapacity is the capacity of the pools of BenchmarkStartLatency:
@@ -39,7 +39,8 @@ const burstTimeout = 5 * time.Second
 //
 // The pools are those of the throughput benchmarks with their baselines
 // beside them; the peer libraries are compared by the latency workload of
-// the benchmarks/ module:
+// the benchmarks/ module, which measures with the same code
+// (internal/burst):
 //
 //	go test -run '^$' -bench StartLatency -benchtime 20000x -count 6 . | tee lat.txt
 //	benchstat -col /lib lat.txt
@@ -53,128 +54,31 @@ func BenchmarkStartLatency(b *testing.B) {
 		{"ChannelPoolUnbuffered", newChanPool(false)},
 		{"ChannelPool", newChanPool(true)},
 	} {
-		for _, burst := range latencyBursts {
-			b.Run(fmt.Sprintf("burst=%d/lib=%s", burst, k.name), func(b *testing.B) {
+		for _, size := range latencyBursts {
+			b.Run(fmt.Sprintf("burst=%d/lib=%s", size, k.name), func(b *testing.B) {
 				p := k.start(b, latencyCapacity)
 				defer releasePool(b, p)
-				benchStartLatency(b, p, burst)
+				benchStartLatency(b, p, size)
 			})
 		}
 	}
 }
 
-func benchStartLatency(b *testing.B, p funcPool, burst int) {
-	r := newBurstRunner(p, burst)
-	defer r.timer.Stop()
-	if err := r.run(make([]time.Duration, burst)); err != nil {
+func benchStartLatency(b *testing.B, p funcPool, size int) {
+	r := burst.NewRunner(p.Submit, size, burstTimeout)
+	defer r.Stop()
+	if err := r.Run(make([]time.Duration, size)); err != nil {
 		b.Fatal("warm-up: ", err)
 	}
 	lat := make([]time.Duration, b.N)
 	b.ResetTimer()
-	for i := 0; i < b.N; i += burst {
-		if err := r.run(lat[i:min(i+burst, b.N)]); err != nil {
+	for i := 0; i < b.N; i += size {
+		if err := r.Run(lat[i:min(i+size, b.N)]); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
 	slices.Sort(lat)
-	b.ReportMetric(float64(percentile(lat, 50)), "p50-ns")
-	b.ReportMetric(float64(percentile(lat, 99)), "p99-ns")
-}
-
-// percentile returns the p-th percentile of sorted by the nearest-rank
-// method: the smallest value with at least p% of the values at or below it.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := (len(sorted)*p + 99) / 100 // ceil(n*p/100)
-	return sorted[max(rank, 1)-1]
-}
-
-// burstRunner submits bursts of tasks and records each task's wait between
-// its submit call and its start. Its tasks are made once, one per place in
-// a burst, so the measurement allocates nothing per task.
-// Its twin, kept in step, is in benchmarks/latency.go: the nested module's
-// latency workload cannot import a test file of this package.
-type burstRunner struct {
-	pool  funcPool
-	tasks []func()
-	timer *time.Timer
-	epoch time.Time // submitted and started are durations since epoch
-
-	// Set by run before it submits the burst's tasks, read by them: the
-	// submit hands each task over, which orders the write before the read.
-	submitted []time.Duration // when the task at each place was submitted
-	out       []time.Duration // where each place's wait goes
-
-	started    atomic.Int32  // tasks of this burst that have started
-	allStarted chan struct{} // the burst's last task to start sends here
-	gate       sync.WaitGroup
-	finished   sync.WaitGroup
-}
-
-func newBurstRunner(p funcPool, burst int) *burstRunner {
-	r := &burstRunner{
-		pool:       p,
-		tasks:      make([]func(), burst),
-		timer:      time.NewTimer(time.Hour),
-		epoch:      time.Now(),
-		submitted:  make([]time.Duration, burst),
-		allStarted: make(chan struct{}, 1),
-	}
-	r.timer.Stop()
-	for i := range r.tasks {
-		r.tasks[i] = func() {
-			r.out[i] = time.Since(r.epoch) - r.submitted[i]
-			if int(r.started.Add(1)) == len(r.out) {
-				r.allStarted <- struct{}{}
-			}
-			r.gate.Wait()
-			r.finished.Done()
-		}
-	}
-	return r
-}
-
-// run submits len(out) tasks back to back, waits until all have started
-// (at most burstTimeout), lets them finish, and stores their waits in out.
-// After a timeout it still lets every task run and finish before it
-// returns the error.
-func (r *burstRunner) run(out []time.Duration) error {
-	n := len(out)
-	r.out = out
-	r.started.Store(0)
-	r.gate.Add(1)
-	r.finished.Add(n)
-	for i := 0; i < n; i++ {
-		r.submitted[i] = time.Since(r.epoch)
-		if err := r.pool.Submit(r.tasks[i]); err != nil {
-			r.finished.Add(i - n)
-			r.gate.Done()
-			r.finished.Wait()
-			return err
-		}
-	}
-	r.timer.Reset(burstTimeout)
-	var err error
-	select {
-	case <-r.allStarted:
-	case <-r.timer.C:
-		err = fmt.Errorf("only %d of %d tasks started within %v while the pool had idle workers", r.started.Load(), n, burstTimeout)
-	}
-	if !r.timer.Stop() {
-		// Fired as the burst completed: drain it, so that the next Reset
-		// starts clean (a go 1.22 module keeps the old timer channels).
-		select {
-		case <-r.timer.C:
-		default:
-		}
-	}
-	r.gate.Done()
-	r.finished.Wait()
-	if err != nil {
-		<-r.allStarted // sent by the last task once the gate opened
-	}
-	return err
+	b.ReportMetric(float64(burst.Percentile(lat, 50)), "p50-ns")
+	b.ReportMetric(float64(burst.Percentile(lat, 99)), "p99-ns")
 }

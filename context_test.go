@@ -16,16 +16,28 @@ import (
 // helpers that the tests of the other additions to ants (groups, the task
 // buffer, Stats) share.
 
-// async runs call on a new goroutine and returns its result.
+// async runs call on a new goroutine and returns its result. It returns
+// once the goroutine has started, so that the call is under way.
 func async(call func() error) <-chan error {
 	errc := make(chan error, 1)
-	go func() { errc <- call() }()
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		errc <- call()
+	}()
+	<-started
 	return errc
 }
 
-// notify returns a task that sends on ch.
-func notify(ch chan<- struct{}) func() {
-	return func() { ch <- struct{}{} }
+// asyncChecked is async(call) with check run as call returns, for what
+// must have happened before it may return: an early return is then caught
+// whenever it happens, not only within assertNoRecv's window.
+func asyncChecked(call func() error, check func()) <-chan error {
+	return async(func() error {
+		err := call()
+		check()
+		return err
+	})
 }
 
 // cancelledContext returns a context that is already cancelled.
@@ -35,286 +47,115 @@ func cancelledContext() context.Context {
 	return ctx
 }
 
-// poolUnderTest gives the six pool kinds one shape. The function pools run
-// func() arguments, so every kind runs arbitrary tasks.
-type poolUnderTest struct {
-	capacity int // total: a multi-pool's is the sum of its sub-pools'
-	subPools int // 1 for a single pool
-
-	submit         func(task func()) error
-	submitCtx      func(ctx context.Context, task func()) error
-	trySubmit      func(task func()) error
-	stats          func() ants.Stats
-	waiting        func() int
-	tune           func(size int)
-	release        func() // no wait
-	releaseTimeout func(timeout time.Duration) error
-	reboot         func()
-}
-
-// poolMaker builds pools of one kind; size is per sub-pool.
-type poolMaker struct {
-	name   string
-	single bool
-	make   func(size int, opts ...ants.Option) (*poolUnderTest, error)
-}
-
-func runArg(arg any) { arg.(func())() }
-
-func runFunc(task func()) { task() }
-
-// multiSubPools is the number of sub-pools of every multi-pool under test.
-const multiSubPools = 2
-
-var poolMakers = []poolMaker{
-	{name: "Pool", single: true, make: func(size int, opts ...ants.Option) (*poolUnderTest, error) {
-		p, err := ants.NewPool(size, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &poolUnderTest{
-			capacity: p.Cap(), subPools: 1,
-			submit: p.Submit, submitCtx: p.SubmitContext, trySubmit: p.TrySubmit,
-			stats: p.Stats, waiting: p.Waiting, tune: p.Tune,
-			release: p.Release, releaseTimeout: p.ReleaseTimeout, reboot: p.Reboot,
-		}, nil
-	}},
-	{name: "PoolWithFunc", single: true, make: func(size int, opts ...ants.Option) (*poolUnderTest, error) {
-		p, err := ants.NewPoolWithFunc(size, runArg, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &poolUnderTest{
-			capacity: p.Cap(), subPools: 1,
-			submit:    func(task func()) error { return p.Invoke(task) },
-			submitCtx: func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, task) },
-			trySubmit: func(task func()) error { return p.TryInvoke(task) },
-			stats:     p.Stats, waiting: p.Waiting, tune: p.Tune,
-			release: p.Release, releaseTimeout: p.ReleaseTimeout, reboot: p.Reboot,
-		}, nil
-	}},
-	{name: "PoolWithFuncGeneric", single: true, make: func(size int, opts ...ants.Option) (*poolUnderTest, error) {
-		p, err := ants.NewPoolWithFuncGeneric(size, runFunc, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &poolUnderTest{
-			capacity: p.Cap(), subPools: 1,
-			submit: p.Invoke, submitCtx: p.InvokeContext, trySubmit: p.TryInvoke,
-			stats: p.Stats, waiting: p.Waiting, tune: p.Tune,
-			release: p.Release, releaseTimeout: p.ReleaseTimeout, reboot: p.Reboot,
-		}, nil
-	}},
-	{name: "MultiPool", make: func(size int, opts ...ants.Option) (*poolUnderTest, error) {
-		mp, err := ants.NewMultiPool(multiSubPools, size, ants.RoundRobin, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &poolUnderTest{
-			capacity: mp.Cap(), subPools: multiSubPools,
-			submit: mp.Submit, submitCtx: mp.SubmitContext, trySubmit: mp.TrySubmit,
-			stats: mp.Stats, waiting: mp.Waiting, tune: mp.Tune,
-			release:        releaseWithoutWaiting(mp),
-			releaseTimeout: mp.ReleaseTimeout, reboot: mp.Reboot,
-		}, nil
-	}},
-	{name: "MultiPoolWithFunc", make: func(size int, opts ...ants.Option) (*poolUnderTest, error) {
-		mp, err := ants.NewMultiPoolWithFunc(multiSubPools, size, runArg, ants.LeastTasks, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &poolUnderTest{
-			capacity: mp.Cap(), subPools: multiSubPools,
-			submit:    func(task func()) error { return mp.Invoke(task) },
-			submitCtx: func(ctx context.Context, task func()) error { return mp.InvokeContext(ctx, task) },
-			trySubmit: func(task func()) error { return mp.TryInvoke(task) },
-			stats:     mp.Stats, waiting: mp.Waiting, tune: mp.Tune,
-			release:        releaseWithoutWaiting(mp),
-			releaseTimeout: mp.ReleaseTimeout, reboot: mp.Reboot,
-		}, nil
-	}},
-	{name: "MultiPoolWithFuncGeneric", make: func(size int, opts ...ants.Option) (*poolUnderTest, error) {
-		mp, err := ants.NewMultiPoolWithFuncGeneric(multiSubPools, size, runFunc, ants.RoundRobin, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &poolUnderTest{
-			capacity: mp.Cap(), subPools: multiSubPools,
-			submit: mp.Invoke, submitCtx: mp.InvokeContext, trySubmit: mp.TryInvoke,
-			stats: mp.Stats, waiting: mp.Waiting, tune: mp.Tune,
-			release:        releaseWithoutWaiting(mp),
-			releaseTimeout: mp.ReleaseTimeout, reboot: mp.Reboot,
-		}, nil
-	}},
-}
-
-// releaseWithoutWaiting is Release for a multi-pool, which has no Release
-// method: ReleaseContext with a nil context closes without waiting.
-func releaseWithoutWaiting(mp interface{ ReleaseContext(context.Context) error }) func() {
-	return func() { _ = mp.ReleaseContext(nil) } //nolint:staticcheck // nil ctx: do not wait
-}
-
-// mustMake returns a pool that is released, and whose goroutines have all
-// exited, when the test ends.
-func (m poolMaker) mustMake(t *testing.T, size int, opts ...ants.Option) *poolUnderTest {
-	t.Helper()
-	p, err := m.make(size, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		p.reboot()
-		assert.NoError(t, p.releaseTimeout(long), "releasing the pool at the end of the test")
-	})
-	return p
-}
-
-// forEveryPool runs test once per pool kind, as a subtest named for it.
-func forEveryPool(t *testing.T, test func(t *testing.T, m poolMaker)) {
-	t.Helper()
-	runKinds(t, poolMakers, poolMaker.makerName, nil, test)
-}
-
-func (m poolMaker) makerName() string { return m.name }
-
-// forEverySinglePool is forEveryPool for the three kinds that are one pool.
-func forEverySinglePool(t *testing.T, test func(t *testing.T, m poolMaker)) {
-	t.Helper()
-	runKinds(t, poolMakers, poolMaker.makerName, func(m poolMaker) bool { return m.single }, test)
-}
-
-// occupyAll fills every worker of p with a task held by l and waits until
-// all of them run.
-func occupyAll(t *testing.T, p *poolUnderTest, l *gate) {
-	t.Helper()
-	started := make(chan struct{}, p.capacity)
-	for i := 0; i < p.capacity; i++ {
-		require.NoError(t, p.submit(l.task(started)))
-	}
-	for i := 0; i < p.capacity; i++ {
-		recv(t, started, "a held task to start")
-	}
-}
-
 func TestSubmitContext(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, m poolMaker) {
+	forEveryPool(t, func(t *testing.T, k poolKind) {
 		t.Run("a live context submits like Submit", func(t *testing.T) {
-			p := m.mustMake(t, 1)
+			p := k.mustNew(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan struct{}, 1)
-			require.NoError(t, p.submitCtx(ctx, notify(done)))
+			require.NoError(t, p.submitContext(ctx, signal(done)))
 			recv(t, done, "the task")
 		})
 
 		t.Run("a context already done returns its error at once and the task never runs", func(t *testing.T) {
-			p := m.mustMake(t, 1)
+			p := k.mustNew(t, 1)
 			expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 			defer cancel()
 			var ran atomic.Int32
 			task := func() { ran.Add(1) }
 
-			assert.ErrorIs(t, p.submitCtx(cancelledContext(), task), context.Canceled)
-			assert.ErrorIs(t, p.submitCtx(expired, task), context.DeadlineExceeded)
+			assert.ErrorIs(t, p.submitContext(cancelledContext(), task), context.Canceled)
+			assert.ErrorIs(t, p.submitContext(expired, task), context.DeadlineExceeded)
 
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Zero(t, ran.Load(), "a task submitted with a done context ran")
-			s := p.stats()
+			s := p.Stats()
 			assert.Zero(t, s.Submitted)
 			assert.Equal(t, uint64(2), s.Rejected)
 		})
 
 		t.Run("a nil context waits for a worker like Background", func(t *testing.T) {
-			p := m.mustMake(t, 1)
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1)
 			var ctx context.Context // nil
 			done := make(chan struct{}, 1)
-			errc := async(func() error { return p.submitCtx(ctx, notify(done)) })
-			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, signal(done)) })
 			l.open()
 			require.NoError(t, recv(t, errc, "SubmitContext with a nil context"))
 			recv(t, done, "the task")
 		})
 
 		t.Run("a waiting caller gives up when its context is cancelled and its task never runs", func(t *testing.T) {
-			p := m.mustMake(t, 1)
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			var ran atomic.Int32
-			errc := async(func() error { return p.submitCtx(ctx, func() { ran.Add(1) }) })
-			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() { ran.Add(1) }) })
 
 			cancel()
 			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
-			assert.Zero(t, p.waiting(), "a caller that gave up still counts as waiting")
+			assert.Zero(t, p.Waiting(), "a caller that gave up still counts as waiting")
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Zero(t, ran.Load(), "the task of a caller that gave up ran")
 		})
 
 		t.Run("a waiting caller gives up at its deadline", func(t *testing.T) {
-			p := m.mustMake(t, 1)
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 			defer cancel()
 			var ran atomic.Int32
-			errc := async(func() error { return p.submitCtx(ctx, func() { ran.Add(1) }) })
+			errc := async(func() error { return p.submitContext(ctx, func() { ran.Add(1) }) })
 			assert.ErrorIs(t, recv(t, errc, "the caller to give up"), context.DeadlineExceeded)
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Zero(t, ran.Load())
 		})
 
 		t.Run("a task accepted before its context is cancelled still runs", func(t *testing.T) {
-			p := m.mustMake(t, 1)
+			p := k.mustNew(t, 1)
 			l := newGate(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			started := make(chan struct{}, 1)
 			var finished atomic.Int32
 			held := l.task(started)
-			require.NoError(t, p.submitCtx(ctx, func() { held(); finished.Add(1) }))
+			require.NoError(t, p.submitContext(ctx, func() { held(); finished.Add(1) }))
 			recv(t, started, "the task")
 			cancel()
 			l.open()
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Equal(t, int32(1), finished.Load())
 		})
 
 		t.Run("cancelling many waiting callers returns every one of them and runs none of their tasks", func(t *testing.T) {
-			p := m.mustMake(t, 1)
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			const callers = 50
 			var ran atomic.Int32
 			errs := make(chan error, callers)
 			for range callers {
-				go func() { errs <- p.submitCtx(ctx, func() { ran.Add(1) }) }()
+				go func() { errs <- p.submitContext(ctx, func() { ran.Add(1) }) }()
 			}
-			waitUntil(t, "every caller waits", func() bool { return p.waiting() == callers })
+			waitUntil(t, "every caller waits", func() bool { return p.Waiting() == callers })
 
 			cancel()
 			for range callers {
 				assert.ErrorIs(t, recv(t, errs, "a cancelled caller"), context.Canceled)
 			}
-			assert.Zero(t, p.waiting())
+			assert.Zero(t, p.Waiting())
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Zero(t, ran.Load(), "tasks of cancelled callers ran")
-			s := p.stats()
-			assert.Equal(t, uint64(p.capacity), s.Submitted)
-			assert.Equal(t, uint64(p.capacity), s.Completed)
+			s := p.Stats()
+			assert.Equal(t, uint64(p.Cap()), s.Submitted)
+			assert.Equal(t, uint64(p.Cap()), s.Completed)
 			assert.Equal(t, uint64(callers), s.Rejected)
 		})
 
 		t.Run("when some contexts are cancelled only the other callers are served, exactly once", func(t *testing.T) {
-			p := m.mustMake(t, 1)
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1)
 			doomed, cancelDoomed := context.WithCancel(context.Background())
 			kept, cancelKept := context.WithCancel(context.Background())
 			defer cancelKept()
@@ -327,43 +168,41 @@ func TestSubmitContext(t *testing.T) {
 				if i%2 == 0 {
 					ctx = doomed
 				}
-				errs[i] = async(func() error { return p.submitCtx(ctx, func() { ran[i].Add(1) }) })
+				errs[i] = async(func() error { return p.submitContext(ctx, func() { ran[i].Add(1) }) })
 			}
-			waitUntil(t, "every caller waits", func() bool { return p.waiting() == callers })
+			waitUntil(t, "every caller waits", func() bool { return p.Waiting() == callers })
 
 			cancelDoomed()
 			for i := 0; i < callers; i += 2 {
 				assert.ErrorIs(t, recv(t, errs[i], "a cancelled caller"), context.Canceled)
 			}
-			assert.Equal(t, callers/2, p.waiting(), "callers with a live context stopped waiting")
+			assert.Equal(t, callers/2, p.Waiting(), "callers with a live context stopped waiting")
 
 			l.open()
 			for i := 1; i < callers; i += 2 {
 				assert.NoError(t, recv(t, errs[i], "a caller with a live context"))
 			}
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			for i := range callers {
 				assert.Equal(t, int32(i%2), ran[i].Load(), "runs of the task of caller %d", i)
 			}
-			s := p.stats()
-			assert.Equal(t, uint64(p.capacity+callers/2), s.Submitted)
+			s := p.Stats()
+			assert.Equal(t, uint64(p.Cap()+callers/2), s.Submitted)
 			assert.Equal(t, s.Submitted, s.Completed)
 			assert.Equal(t, uint64(callers/2), s.Rejected)
 		})
 
 		t.Run("a cancellation racing a free worker either runs the task once or returns the error", func(t *testing.T) {
 			for range 20 {
-				p := m.mustMake(t, 1)
-				l := newGate(t)
-				occupyAll(t, p, l)
+				p, l := k.mustNewFull(t, 1)
 				ctx, cancel := context.WithCancel(context.Background())
 				const callers = 6
 				var ran [callers]atomic.Int32
 				errs := make([]<-chan error, callers)
 				for i := range callers {
-					errs[i] = async(func() error { return p.submitCtx(ctx, func() { ran[i].Add(1) }) })
+					errs[i] = async(func() error { return p.submitContext(ctx, func() { ran[i].Add(1) }) })
 				}
-				waitUntil(t, "every caller waits", func() bool { return p.waiting() == callers })
+				waitUntil(t, "every caller waits", func() bool { return p.Waiting() == callers })
 
 				go cancel()
 				l.open()
@@ -371,7 +210,7 @@ func TestSubmitContext(t *testing.T) {
 				for i := range callers {
 					results[i] = recv(t, errs[i], "a caller")
 				}
-				require.NoError(t, p.releaseTimeout(long))
+				require.NoError(t, p.ReleaseTimeout(long))
 				accepted := 0
 				for i, err := range results {
 					if err == nil {
@@ -382,8 +221,8 @@ func TestSubmitContext(t *testing.T) {
 						assert.Zero(t, ran[i].Load(), "runs of a task whose caller gave up")
 					}
 				}
-				s := p.stats()
-				assert.Equal(t, uint64(p.capacity+accepted), s.Submitted)
+				s := p.Stats()
+				assert.Equal(t, uint64(p.Cap()+accepted), s.Submitted)
 				assert.Equal(t, s.Submitted, s.Completed)
 				assert.Equal(t, uint64(callers-accepted), s.Rejected)
 			}
@@ -392,83 +231,74 @@ func TestSubmitContext(t *testing.T) {
 }
 
 func TestSubmitContextWithLimits(t *testing.T) {
-	forEverySinglePool(t, func(t *testing.T, m poolMaker) {
+	forEachKind(t, func(t *testing.T, k poolKind) {
 		t.Run("a full Nonblocking pool refuses at once with ErrPoolOverload", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithNonblocking(true))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, _ := k.mustNewFull(t, 1, ants.WithNonblocking(true))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			assert.ErrorIs(t, p.submitCtx(ctx, func() {}), ants.ErrPoolOverload)
-			assert.Zero(t, p.waiting())
+			assert.ErrorIs(t, p.submitContext(ctx, func() {}), ants.ErrPoolOverload)
+			assert.Zero(t, p.Waiting())
 		})
 
 		t.Run("a caller that gives up frees its place under MaxBlockingTasks", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithMaxBlockingTasks(1))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithMaxBlockingTasks(1))
 			ctx, cancel := context.WithCancel(context.Background())
-			errc := async(func() error { return p.submitCtx(ctx, func() {}) })
-			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() {}) })
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolOverload)
 
 			cancel()
 			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
 			done := make(chan struct{}, 1)
-			errc = async(func() error { return p.submit(notify(done)) })
-			waitUntil(t, "another caller waits in its place", func() bool { return p.waiting() == 1 })
+			errc = blocked(t, p, 1, func() error { return p.submit(signal(done)) })
 			l.open()
 			require.NoError(t, recv(t, errc, "the caller that took the place"))
 			recv(t, done, "its task")
 		})
 
 		t.Run("Release returns ErrPoolClosed to a caller waiting with a context", func(t *testing.T) {
-			p := m.mustMake(t, 1)
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var ran atomic.Int32
-			errc := async(func() error { return p.submitCtx(ctx, func() { ran.Add(1) }) })
-			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
-			p.release()
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() { ran.Add(1) }) })
+			p.Release()
 			assert.ErrorIs(t, recv(t, errc, "the waiting caller"), ants.ErrPoolClosed)
 			l.open()
-			p.reboot() // to wait for the workers with releaseTimeout
-			require.NoError(t, p.releaseTimeout(long))
+			p.Reboot() // to wait for the workers with releaseTimeout
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Zero(t, ran.Load())
 		})
 	})
 }
 
 func TestTrySubmit(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, m poolMaker) {
+	forEveryPool(t, func(t *testing.T, k poolKind) {
 		t.Run("a pool with a free worker takes the task", func(t *testing.T) {
-			p := m.mustMake(t, 1)
+			p := k.mustNew(t, 1)
 			done := make(chan struct{}, 1)
-			require.NoError(t, p.trySubmit(notify(done)))
+			require.NoError(t, p.trySubmit(signal(done)))
 			recv(t, done, "the task")
 		})
 
 		t.Run("a full pool refuses at once with ErrPoolOverload and the task never runs", func(t *testing.T) {
-			p := m.mustMake(t, 1) // blocking: Submit would wait here
+			p := k.mustNew(t, 1) // blocking: Submit would wait here
 			l := newGate(t)
-			occupyAll(t, p, l)
+			occupy(t, p, l, p.Cap())
 			var ran atomic.Int32
 			assert.ErrorIs(t, p.trySubmit(func() { ran.Add(1) }), ants.ErrPoolOverload)
-			assert.Zero(t, p.waiting())
+			assert.Zero(t, p.Waiting())
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Zero(t, ran.Load())
-			assert.Equal(t, uint64(1), p.stats().Rejected)
+			assert.Equal(t, uint64(1), p.Stats().Rejected)
 		})
 
 		t.Run("a released pool refuses with ErrPoolClosed", func(t *testing.T) {
-			p := m.mustMake(t, 1)
-			require.NoError(t, p.releaseTimeout(long))
+			p := k.mustNew(t, 1)
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.ErrorIs(t, p.trySubmit(func() {}), ants.ErrPoolClosed)
-			assert.ErrorIs(t, p.submitCtx(context.Background(), func() {}), ants.ErrPoolClosed)
+			assert.ErrorIs(t, p.submitContext(context.Background(), func() {}), ants.ErrPoolClosed)
 		})
 	})
 
@@ -489,16 +319,14 @@ func TestTrySubmit(t *testing.T) {
 // A waiter that gives up must not take with it the wake-up that a worker
 // meant for another waiter.
 func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing.T) {
-	forEverySinglePool(t, func(t *testing.T, m poolMaker) {
+	forEachKind(t, func(t *testing.T, k poolKind) {
 		for _, cancelFirst := range []bool{true, false} {
 			name := "the other waiter is served when the second waiter gives up"
 			if cancelFirst {
 				name = "the other waiter is served when the first waiter gives up"
 			}
 			t.Run(name, func(t *testing.T) {
-				p := m.mustMake(t, 1)
-				l := newGate(t)
-				occupyAll(t, p, l)
+				p, l := k.mustNewFull(t, 1)
 				doomed, cancel := context.WithCancel(context.Background())
 				kept, cancelKept := context.WithCancel(context.Background())
 				defer cancelKept()
@@ -511,12 +339,11 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 				served := make(chan struct{}, 1)
 				var errs [2]<-chan error
 				for i, ctx := range ctxs {
-					task := notify(served)
+					task := signal(served)
 					if ctx == doomed {
 						task = func() { doomedRan.Add(1) }
 					}
-					errs[i] = async(func() error { return p.submitCtx(ctx, task) })
-					waitUntil(t, "the caller waits", func() bool { return p.waiting() == i+1 })
+					errs[i] = blocked(t, p, i+1, func() error { return p.submitContext(ctx, task) })
 				}
 				doomedErr, keptErr := errs[1], errs[0]
 				if cancelFirst {
@@ -525,11 +352,11 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 
 				cancel()
 				assert.ErrorIs(t, recv(t, doomedErr, "the cancelled waiter"), context.Canceled)
-				assert.Equal(t, 1, p.waiting())
+				assert.Equal(t, 1, p.Waiting())
 				l.open()
 				assert.NoError(t, recv(t, keptErr, "the other waiter to be served"))
 				recv(t, served, "the other waiter's task")
-				require.NoError(t, p.releaseTimeout(long))
+				require.NoError(t, p.ReleaseTimeout(long))
 				assert.Zero(t, doomedRan.Load())
 			})
 		}
@@ -540,9 +367,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 			// goes to the wrong one and a caller whose task runs never
 			// returns. Serving one task at a time, and waiting for its caller
 			// before the next, catches that.
-			p := m.mustMake(t, 1)
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1)
 			doomed, cancel := context.WithCancel(context.Background())
 			const callers = 9 // callers 1, 4 and 7 use doomed
 			started := make(chan int, callers)
@@ -553,8 +378,7 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 				if i%3 == 1 {
 					ctx = doomed
 				}
-				errs[i] = async(func() error { return p.submitCtx(ctx, func() { started <- i; <-proceed }) })
-				waitUntil(t, "the caller waits", func() bool { return p.waiting() == i+1 })
+				errs[i] = blocked(t, p, i+1, func() error { return p.submitContext(ctx, func() { started <- i; <-proceed }) })
 			}
 			cancel()
 			for i := 1; i < callers; i += 3 {
@@ -572,21 +396,17 @@ func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing
 
 		t.Run("the other waiter is served when the cancellation races the end of the running task", func(t *testing.T) {
 			for range 50 {
-				p := m.mustMake(t, 1)
-				l := newGate(t)
-				occupyAll(t, p, l)
+				p, l := k.mustNewFull(t, 1)
 				ctxA, cancelA := context.WithCancel(context.Background())
 				var ranA, ranB atomic.Int32
-				errA := async(func() error { return p.submitCtx(ctxA, func() { ranA.Add(1) }) })
-				waitUntil(t, "A waits", func() bool { return p.waiting() == 1 })
-				errB := async(func() error { return p.submitCtx(context.Background(), func() { ranB.Add(1) }) })
-				waitUntil(t, "B waits", func() bool { return p.waiting() == 2 })
+				errA := blocked(t, p, 1, func() error { return p.submitContext(ctxA, func() { ranA.Add(1) }) })
+				errB := blocked(t, p, 2, func() error { return p.submitContext(context.Background(), func() { ranB.Add(1) }) })
 
 				go cancelA()
 				l.open()
 				require.NoError(t, recv(t, errB, "B to be served"))
 				a := recv(t, errA, "A to return")
-				require.NoError(t, p.releaseTimeout(long))
+				require.NoError(t, p.ReleaseTimeout(long))
 				assert.Equal(t, int32(1), ranB.Load())
 				if a == nil {
 					assert.Equal(t, int32(1), ranA.Load())
@@ -611,12 +431,12 @@ func TestPackageLevelSubmitContextAndTrySubmit(t *testing.T) {
 	})
 
 	done := make(chan struct{}, 1)
-	require.NoError(t, ants.SubmitContext(context.Background(), notify(done)))
+	require.NoError(t, ants.SubmitContext(context.Background(), signal(done)))
 	recv(t, done, "a task from SubmitContext")
 	var nilCtx context.Context
-	require.NoError(t, ants.SubmitContext(nilCtx, notify(done)))
+	require.NoError(t, ants.SubmitContext(nilCtx, signal(done)))
 	recv(t, done, "a task from SubmitContext with a nil context")
-	require.NoError(t, ants.TrySubmit(notify(done)))
+	require.NoError(t, ants.TrySubmit(signal(done)))
 	recv(t, done, "a task from TrySubmit")
 
 	var ran atomic.Int32
@@ -631,6 +451,6 @@ func TestPackageLevelSubmitContextAndTrySubmit(t *testing.T) {
 	assert.ErrorIs(t, ants.TrySubmit(func() {}), ants.ErrPoolClosed)
 
 	ants.Reboot()
-	require.NoError(t, ants.TrySubmit(notify(done)))
+	require.NoError(t, ants.TrySubmit(signal(done)))
 	recv(t, done, "a task after Reboot")
 }

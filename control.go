@@ -2,7 +2,6 @@ package ants
 
 import (
 	"context"
-	"errors"
 	"math"
 	"time"
 )
@@ -129,13 +128,7 @@ func (p *poolCore[T]) release() bool {
 // ErrTimeout if they did not exit in time and ErrPoolClosed if the pool was
 // already closed.
 func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	err := p.ReleaseContext(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return ErrTimeout
-	}
-	return err
+	return releaseWithin(timeout, p.ReleaseContext)
 }
 
 // ReleaseContext is Release followed by a wait, until ctx is done, for every
@@ -143,33 +136,13 @@ func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
 // ErrPoolClosed if the pool was already closed. With a nil ctx it is Release
 // and returns nil without waiting.
 func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
-	if !p.release() {
-		return ErrPoolClosed
-	}
-	if ctx == nil {
-		return nil
-	}
-	return p.waitExited(ctx)
+	return releaseAndWait(ctx, p.release, p.waitExited)
 }
 
-// waitExited waits until no goroutine of the pool is left, or ctx is done.
+// waitExited waits until no goroutine of the pool is left (live is 0), or
+// ctx is done; see waitZero.
 func (p *poolCore[T]) waitExited(ctx context.Context) error {
-	p.lock.Lock()
-	if p.live == 0 {
-		p.lock.Unlock()
-		return nil
-	}
-	if p.allExited == nil {
-		p.allExited = make(chan struct{})
-	}
-	done := p.allExited
-	p.lock.Unlock()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return waitZero(ctx, &p.lock, &p.live, &p.allExited)
 }
 
 // Reboot reopens a released pool; it does nothing to an open one. Unlike in

@@ -111,3 +111,35 @@ func (p *poolCore[T]) CheckInvariants() error {
 	defer p.lock.Unlock()
 	return p.checkInvariantsLocked()
 }
+
+// TaskQueue is the package's ring of tasks (taskQueue), for the external
+// tests.
+type TaskQueue[T any] struct{ q taskQueue[T] }
+
+// Push appends v.
+func (q *TaskQueue[T]) Push(v T) { q.q.push(v) }
+
+// Pop removes and returns the oldest value, if any.
+func (q *TaskQueue[T]) Pop() (T, bool) { return q.q.pop() }
+
+// Shrink drops the ring's storage if it is empty and large.
+func (q *TaskQueue[T]) Shrink() { q.q.shrink() }
+
+// Len returns the number of values queued.
+func (q *TaskQueue[T]) Len() int { return q.q.size }
+
+// Slots returns the ring's storage: its length is the ring's, and a slot
+// not holding a queued value must hold T's zero value.
+func (q *TaskQueue[T]) Slots() []T { return q.q.items }
+
+// ShrinkLimit is the ring length above which Shrink drops an empty ring.
+const ShrinkLimit = shrinkLimit
+
+// SpinLock is the pool's lock (spinLock), for the external tests.
+type SpinLock struct{ l spinLock }
+
+// Lock acquires l.
+func (l *SpinLock) Lock() { l.l.Lock() }
+
+// Unlock releases l.
+func (l *SpinLock) Unlock() { l.l.Unlock() }

@@ -1,3 +1,8 @@
+// This file holds one benchmark and nothing else: BenchmarkFloorFullPool,
+// kept because BENCHMARKS.md ("Where the floor is") cites its figures for
+// the skeleton beside the unbuffered channel pool. No test uses the
+// skeleton; delete the file once that section no longer needs them.
+
 package ants
 
 import (

@@ -62,9 +62,7 @@ func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T
 		f.finish(*new(T), ErrNilTask)
 		return f
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx = orBackground(ctx)
 	if err := s.SubmitContext(ctx, func() {
 		if err := ctx.Err(); err != nil {
 			f.finish(*new(T), err)
@@ -117,22 +115,6 @@ func (f *Future[T]) finish(v T, err error) {
 // callValue calls fn and returns its results, or a *PanicError with T's
 // zero value if it panics.
 func callValue[T any](fn func() (T, error)) (v T, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			var zero T
-			v, err = zero, newPanicError(r)
-		}
-	}()
+	defer recoverPanic(&err)
 	return fn()
-}
-
-// callFunc calls fn and returns a *PanicError if it panics.
-func callFunc(fn func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = newPanicError(r)
-		}
-	}()
-	fn()
-	return nil
 }

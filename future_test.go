@@ -31,9 +31,9 @@ func TestFuture(t *testing.T) {
 	forEachParent(t, testFuture)
 }
 
-func testFuture(t *testing.T, k parentKind) {
+func testFuture(t *testing.T, k poolKind) {
 	t.Run("Wait returns the value and the error of fn", func(t *testing.T) {
-		p, _ := k.new(t, 2)
+		p := k.parent(t, 2)
 		ok := ants.Go(context.Background(), p, func() (int, error) { return 42, nil })
 		failed := ants.Go(context.Background(), p, func() (string, error) { return "partial", errTask })
 		v, err := ok.Wait()
@@ -45,7 +45,7 @@ func testFuture(t *testing.T, k parentKind) {
 	})
 
 	t.Run("Wait and Done may be used many times from many goroutines", func(t *testing.T) {
-		p, _ := k.new(t, 1)
+		p := k.parent(t, 1)
 		l := newGate(t)
 		started := make(chan struct{}, 1)
 		held := l.task(started)
@@ -70,7 +70,7 @@ func testFuture(t *testing.T, k parentKind) {
 	})
 
 	t.Run("Done on a future already done is closed", func(t *testing.T) {
-		p, _ := k.new(t, 1)
+		p := k.parent(t, 1)
 		f := ants.Go(context.Background(), p, func() (int, error) { return 1, nil })
 		_, _ = f.Wait()
 		recv(t, f.Done(), "Done")
@@ -78,7 +78,7 @@ func testFuture(t *testing.T, k parentKind) {
 	})
 
 	t.Run("Go waits for the pool's capacity", func(t *testing.T) {
-		p, _ := k.new(t, 1)
+		p := k.parent(t, 1)
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
 		var ran atomic.Int32
@@ -93,7 +93,7 @@ func testFuture(t *testing.T, k parentKind) {
 	})
 
 	t.Run("a ctx done while Go waits makes the future done with its error and fn never runs", func(t *testing.T) {
-		p, _ := k.new(t, 1)
+		p := k.parent(t, 1)
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
 		ctx, cancel := context.WithCancel(context.Background())
@@ -111,7 +111,7 @@ func testFuture(t *testing.T, k parentKind) {
 	})
 
 	t.Run("a ctx already done makes the future done with its error and fn never runs", func(t *testing.T) {
-		p, _ := k.new(t, 1)
+		p := k.parent(t, 1)
 		var ran atomic.Int32
 		f := ants.Go(cancelledContext(), p, counted(&ran, 5))
 		recv(t, f.Done(), "the future to be done at once")
@@ -121,8 +121,8 @@ func testFuture(t *testing.T, k parentKind) {
 	})
 
 	t.Run("a task the pool refuses makes the future done with the pool's error and fn never runs", func(t *testing.T) {
-		p, release := k.new(t, 1)
-		release()
+		p := k.parent(t, 1)
+		p.Release()
 		var ran atomic.Int32
 		f := ants.Go(context.Background(), p, counted(&ran, 5))
 		recv(t, f.Done(), "the future to be done at once")
@@ -133,7 +133,7 @@ func testFuture(t *testing.T, k parentKind) {
 
 	t.Run("a panic in fn becomes a *PanicError and the pool carries on", func(t *testing.T) {
 		var handled atomic.Int32
-		p, _ := k.new(t, 1, ants.WithPanicHandler(func(any) { handled.Add(1) }))
+		p := k.parent(t, 1, ants.WithPanicHandler(func(any) { handled.Add(1) }))
 		f := ants.Go(context.Background(), p, func() (int, error) { panic("boom") })
 		v, err := f.Wait()
 		assert.Zero(t, v)
@@ -151,7 +151,7 @@ func testFuture(t *testing.T, k parentKind) {
 	})
 
 	t.Run("a nil fn gives ErrNilTask and a nil ctx is taken as Background", func(t *testing.T) {
-		p, _ := k.new(t, 1)
+		p := k.parent(t, 1)
 		_, err := ants.Go[int](context.Background(), p, nil).Wait()
 		assert.ErrorIs(t, err, ants.ErrNilTask)
 		var nilCtx context.Context
@@ -162,8 +162,8 @@ func testFuture(t *testing.T, k parentKind) {
 }
 
 func TestFutureRefusedByAFullNonblockingPool(t *testing.T) {
-	forEachParentWithOwnOptions(t, func(t *testing.T, k parentKind) {
-		p, _ := k.new(t, 1, ants.WithNonblocking(true))
+	forEachParentWithOwnOptions(t, func(t *testing.T, k poolKind) {
+		p := k.parent(t, 1, ants.WithNonblocking(true))
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
 		var ran atomic.Int32
@@ -176,8 +176,8 @@ func TestFutureRefusedByAFullNonblockingPool(t *testing.T) {
 }
 
 func TestFutureSkipsFnWhenCtxEndsWhileBuffered(t *testing.T) {
-	forEachParentWithOwnOptions(t, func(t *testing.T, k parentKind) {
-		p, _ := k.new(t, 1, ants.WithQueueSize(1))
+	forEachParentWithOwnOptions(t, func(t *testing.T, k poolKind) {
+		p := k.parent(t, 1, ants.WithQueueSize(1))
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
 		ctx, cancel := context.WithCancel(context.Background())
@@ -196,9 +196,9 @@ func TestFutureSkipsFnWhenCtxEndsWhileBuffered(t *testing.T) {
 // of them ends those at once, without running them, while the others run
 // once the pool has room.
 func TestFutureMassCancellation(t *testing.T) {
-	forEachParent(t, func(t *testing.T, k parentKind) {
+	forEachParent(t, func(t *testing.T, k poolKind) {
 		const n = 200
-		p, _ := k.new(t, 2)
+		p := k.parent(t, 2)
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
 		ctx, cancel := context.WithCancel(context.Background())

@@ -74,48 +74,29 @@ const (
 
 func (k fzTask) String() string { return [...]string{"instant", "gated", "panicking"}[k] }
 
-// fzPool is the one shape FuzzPool gives the three pool kinds; tasks are
-// named by their id.
-type fzPool struct {
-	submit         func(id int) error
-	submitContext  func(ctx context.Context, id int) error
-	trySubmit      func(id int) error
-	submitNil      func() error // nil for the function pools
-	tune           func(size int)
-	release        func()
-	releaseContext func(ctx context.Context) error
-	releaseTimeout func(d time.Duration) error
-	reboot         func()
-	running        func() int
-	free           func() int
-	waiting        func() int
-	capacity       func() int
-	isClosed       func() bool
-	stats          func() ants.Stats
-	probe          func() ants.PoolProbe
-}
-
-// fzWaiter is a caller that the model says is blocked in a submit.
-type fzWaiter struct {
+// fzCall is a submit call of FuzzPool or FuzzSubpool: its task, and its
+// result once it returns. FuzzPool keeps those the model says are blocked.
+type fzCall struct {
 	id     int
 	kind   fzTask
 	res    chan error
 	cancel context.CancelFunc // nil unless it called SubmitContext
 	want   error              // its result, once the model has decided it
+	wanted bool               // want is set (FuzzSubpool)
 	got    error
 	done   bool // got is set
 }
 
-// poll records the waiter's result if it has arrived.
-func (w *fzWaiter) poll() bool {
-	if !w.done {
+// poll records the call's result if it has arrived.
+func (c *fzCall) poll() bool {
+	if !c.done {
 		select {
-		case w.got = <-w.res:
-			w.done = true
+		case c.got = <-c.res:
+			c.done = true
 		default:
 		}
 	}
-	return w.done
+	return c.done
 }
 
 // fzModel is what the pool should look like. Every decision the pool makes
@@ -149,11 +130,11 @@ type fzModel struct {
 	idle                           []int64 // tick each idle worker went idle at, oldest first
 	busyGated                      int
 	buffer                         []fzTask
-	waiters                        []*fzWaiter // blocked as far as the model knows
-	unordered                      bool        // waiters' order is unknown
-	anonTaken                      int         // waiters taken while unordered, not yet identified
-	expecting                      []*fzWaiter // waiters whose result is decided but not yet checked
-	pending                        []fzTask    // tasks handed to a worker, not yet run by the model
+	waiters                        []*fzCall // blocked as far as the model knows
+	unordered                      bool      // waiters' order is unknown
+	anonTaken                      int       // waiters taken while unordered, not yet identified
+	expecting                      []*fzCall // waiters whose result is decided but not yet checked
+	pending                        []fzTask  // tasks handed to a worker, not yet run by the model
 	submitted, completed, panicked uint64
 	rejected                       uint64
 	// slack is how many fewer workers the pool may have than the model:
@@ -393,7 +374,7 @@ func (m *fzModel) String() string {
 // fz applies one input to one pool.
 type fz struct {
 	t      *testing.T
-	p      *fzPool
+	p      *testPool
 	m      fzModel
 	clock  *ants.FakeClock
 	ignore goleak.Option
@@ -447,7 +428,7 @@ func newFz(t *testing.T, b0, b1 byte) *fz {
 		ants.WithPanicHandler(func(any) {}),
 	}
 	var err error
-	f.p, err = fzNewPool(int(b0%3), size, f.run, opts)
+	f.p, err = kindsWhere(isSingle)[b0%3].new(size, opts...)
 	f.logf("new pool: kind %d size %d preAlloc %v nonblocking %v noPurge %v queue %d maxBlocking %d",
 		b0%3, size, m.preAlloc, m.nonblocking, m.noPurge, m.queue, m.maxBlocking)
 	if m.preAlloc && size == 0 {
@@ -464,78 +445,14 @@ func newFz(t *testing.T, b0, b1 byte) *fz {
 	return f
 }
 
-func fzNewPool(kind, size int, run func(int), opts []ants.Option) (*fzPool, error) {
-	switch kind {
-	case 0:
-		p, err := ants.NewPool(size, opts...)
-		if err != nil {
-			return nil, err
-		}
-		task := func(id int) func() { return func() { run(id) } }
-		return &fzPool{
-			submit:         func(id int) error { return p.Submit(task(id)) },
-			submitContext:  func(ctx context.Context, id int) error { return p.SubmitContext(ctx, task(id)) },
-			trySubmit:      func(id int) error { return p.TrySubmit(task(id)) },
-			submitNil:      func() error { return p.Submit(nil) },
-			tune:           p.Tune,
-			release:        p.Release,
-			releaseContext: p.ReleaseContext,
-			releaseTimeout: p.ReleaseTimeout,
-			reboot:         p.Reboot,
-			running:        p.Running,
-			free:           p.Free,
-			waiting:        p.Waiting,
-			capacity:       p.Cap,
-			isClosed:       p.IsClosed,
-			stats:          p.Stats,
-			probe:          p.PoolProbe,
-		}, nil
-	case 1:
-		p, err := ants.NewPoolWithFunc(size, func(a any) { run(a.(int)) }, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &fzPool{
-			submit:         func(id int) error { return p.Invoke(id) },
-			submitContext:  func(ctx context.Context, id int) error { return p.InvokeContext(ctx, id) },
-			trySubmit:      func(id int) error { return p.TryInvoke(id) },
-			tune:           p.Tune,
-			release:        p.Release,
-			releaseContext: p.ReleaseContext,
-			releaseTimeout: p.ReleaseTimeout,
-			reboot:         p.Reboot,
-			running:        p.Running,
-			free:           p.Free,
-			waiting:        p.Waiting,
-			capacity:       p.Cap,
-			isClosed:       p.IsClosed,
-			stats:          p.Stats,
-			probe:          p.PoolProbe,
-		}, nil
-	default:
-		p, err := ants.NewPoolWithFuncGeneric(size, run, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &fzPool{
-			submit:         p.Invoke,
-			submitContext:  p.InvokeContext,
-			trySubmit:      p.TryInvoke,
-			tune:           p.Tune,
-			release:        p.Release,
-			releaseContext: p.ReleaseContext,
-			releaseTimeout: p.ReleaseTimeout,
-			reboot:         p.Reboot,
-			running:        p.Running,
-			free:           p.Free,
-			waiting:        p.Waiting,
-			capacity:       p.Cap,
-			isClosed:       p.IsClosed,
-			stats:          p.Stats,
-			probe:          p.PoolProbe,
-		}, nil
-	}
+// task returns the task of id.
+func (f *fz) task(id int) func() {
+	return func() { f.run(id) }
 }
+
+// fzNilCtx is a nil context, for ReleaseContext(nil) (staticcheck's
+// SA1012 flags only a literal nil).
+var fzNilCtx context.Context
 
 // run is every task's body.
 func (f *fz) run(id int) {
@@ -558,7 +475,7 @@ func (f *fz) logf(format string, args ...any) {
 // fatalf fails the input with the operations so far and the model.
 func (f *fz) fatalf(format string, args ...any) {
 	f.t.Helper()
-	f.t.Fatalf("%s\nmodel: %v\nstats: %+v\noperations:\n  %s", fmt.Sprintf(format, args...), &f.m, f.p.stats(),
+	f.t.Fatalf("%s\nmodel: %v\nstats: %+v\noperations:\n  %s", fmt.Sprintf(format, args...), &f.m, f.p.Stats(),
 		strings.Join(f.trace, "\n  "))
 }
 
@@ -577,9 +494,9 @@ func (f *fz) cleanup() {
 			w.cancel()
 		}
 	}
-	f.p.release()
-	f.p.reboot()
-	_ = f.p.releaseTimeout(fzBound)
+	f.p.Release()
+	f.p.Reboot()
+	_ = f.p.ReleaseTimeout(fzBound)
 }
 
 // call runs fn on a new goroutine and returns a channel for its result.
@@ -667,12 +584,12 @@ func (f *fz) step(op, arg byte) {
 			n = math.MaxInt
 		}
 		f.logf("Tune(%d)", n)
-		f.do("Tune", func() { f.p.tune(n) })
+		f.do("Tune", func() { f.p.Tune(n) })
 		m.tune(n)
 	case fzOpRelease:
 		if arg&1 == 0 {
 			f.logf("Release()")
-			f.do("Release", f.p.release)
+			f.do("Release", f.p.Release)
 			m.release()
 			break
 		}
@@ -682,13 +599,13 @@ func (f *fz) step(op, arg byte) {
 			want = ants.ErrPoolClosed
 		}
 		if err := f.await("ReleaseContext(nil)", fzGo(func() error {
-			return f.p.releaseContext(nil)
+			return f.p.ReleaseContext(fzNilCtx)
 		})); err != want {
 			f.fatalf("ReleaseContext(nil) = %v, want %v", err, want)
 		}
 	case fzOpReboot:
 		f.logf("Reboot()")
-		f.do("Reboot", f.p.reboot)
+		f.do("Reboot", f.p.Reboot)
 		m.reboot()
 	case fzOpUnblock:
 		k := 1 + int(arg%3)
@@ -716,15 +633,15 @@ func (f *fz) step(op, arg byte) {
 	case fzOpReleaseTimeout:
 		f.releaseTimeout()
 	case fzOpSubmitNil:
-		if f.p.submitNil == nil {
-			break
+		if f.p.submitter() == nil {
+			break // a function pool passes a nil argument to its function
 		}
 		want := ants.ErrNilTask
 		if m.closed {
 			want = ants.ErrPoolClosed
 		}
 		f.logf("Submit(nil): want %v", want)
-		if err := f.await("Submit(nil)", fzGo(f.p.submitNil)); err != want {
+		if err := f.await("Submit(nil)", fzGo(func() error { return f.p.submit(nil) })); err != want {
 			f.fatalf("Submit(nil) = %v, want %v", err, want)
 		}
 		m.rejected++
@@ -756,11 +673,11 @@ func (f *fz) submit(name string, k fzTask, try bool, c *fzCtx) {
 	var call func() error
 	switch {
 	case try:
-		call = func() error { return f.p.trySubmit(id) }
+		call = func() error { return f.p.trySubmit(f.task(id)) }
 	case c != nil:
-		call = func() error { return f.p.submitContext(c.ctx, id) }
+		call = func() error { return f.p.submitContext(c.ctx, f.task(id)) }
 	default:
-		call = func() error { return f.p.submit(id) }
+		call = func() error { return f.p.submit(f.task(id)) }
 	}
 	if c != nil && c.ctx.Err() != nil {
 		f.logf("%s(task %d, %v) with a cancelled context", name, id, k)
@@ -774,7 +691,7 @@ func (f *fz) submit(name string, k fzTask, try bool, c *fzCtx) {
 	case c != nil && c.ctx.Err() != nil:
 		want = context.Canceled // checked before anything else
 	case out == fzWait:
-		w := &fzWaiter{id: id, kind: k, res: res}
+		w := &fzCall{id: id, kind: k, res: res}
 		if c != nil {
 			w.cancel = c.cancel
 		}
@@ -816,7 +733,7 @@ func (f *fz) cancelWaiter(arg int) {
 	}
 	i := cancellable[arg%len(cancellable)]
 	w := m.waiters[i]
-	rest := append(append([]*fzWaiter(nil), m.waiters[:i]...), m.waiters[i+1:]...)
+	rest := append(append([]*fzCall(nil), m.waiters[:i]...), m.waiters[i+1:]...)
 	for _, o := range rest {
 		if o.kind != fzGated {
 			f.logf("cancel skipped: would reorder waiters with tasks that are not gated")
@@ -851,7 +768,7 @@ func (f *fz) releaseTimeout() {
 		want, d = ants.ErrTimeout, time.Millisecond
 	}
 	f.logf("ReleaseTimeout(%v): want %v", d, want)
-	err := f.await("ReleaseTimeout", fzGo(func() error { return f.p.releaseTimeout(d) }))
+	err := f.await("ReleaseTimeout", fzGo(func() error { return f.p.ReleaseTimeout(d) }))
 	if err != want {
 		f.fatalf("ReleaseTimeout(%v) = %v, want %v", d, err, want)
 	}
@@ -875,7 +792,7 @@ func (f *fz) settle() {
 	m := &f.m
 	// Workers that panics ended instead of idle ones: drop them from the
 	// model (they all went idle at the same tick, so which does not matter).
-	if d := f.gone(f.p.stats()); d > 0 {
+	if d := f.gone(f.p.Stats()); d > 0 {
 		m.running -= d
 		m.idle = m.idle[:len(m.idle)-d]
 	}
@@ -902,15 +819,15 @@ func (f *fz) settle() {
 	}
 
 	// Invariants that do not depend on the model.
-	s := f.p.stats()
-	if c := f.p.capacity(); c >= 0 && s.Running > c && s.Idle > 0 {
+	s := f.p.Stats()
+	if c := f.p.Cap(); c >= 0 && s.Running > c && s.Idle > 0 {
 		f.fatalf("Running %d > Cap %d with %d idle workers: a shrink left idle workers", s.Running, c, s.Idle)
 	}
 	wantFree := -1
 	if s.Cap >= 0 {
 		wantFree = s.Cap - s.Running
 	}
-	if free := f.p.free(); free != wantFree {
+	if free := f.p.Free(); free != wantFree {
 		f.fatalf("Free() = %d, want Cap - Running = %d", free, wantFree)
 	}
 	if s.Submitted != s.Completed+s.Panicked+uint64(m.busyGated)+uint64(len(m.buffer)) {
@@ -939,16 +856,16 @@ func (f *fz) mismatch() string {
 			diffs = append(diffs, fmt.Sprintf("%s = %v, want %v", what, got, want))
 		}
 	}
-	s := f.p.stats()
+	s := f.p.Stats()
 	gone := f.gone(s)
 	wantCap := m.cap
-	check("Cap()", f.p.capacity(), wantCap)
-	check("IsClosed()", f.p.isClosed(), m.closed)
+	check("Cap()", f.p.Cap(), wantCap)
+	check("IsClosed()", f.p.IsClosed(), m.closed)
 	check("Running", s.Running, m.running-gone)
-	check("Running()", f.p.running(), m.running-gone)
+	check("Running()", f.p.Running(), m.running-gone)
 	check("Idle", s.Idle, len(m.idle)-gone)
 	check("Waiting", s.Waiting, m.nWaiting())
-	check("Waiting()", f.p.waiting(), m.nWaiting())
+	check("Waiting()", f.p.Waiting(), m.nWaiting())
 	check("Queued", s.Queued, len(m.buffer))
 	check("Submitted", s.Submitted, m.submitted)
 	check("Completed", s.Completed, m.completed)
@@ -1002,7 +919,7 @@ func (f *fz) finish() {
 	f.t.Helper()
 	m := &f.m
 	f.logf("finish: Release, unblock everything, Reboot, ReleaseTimeout")
-	f.do("Release", f.p.release)
+	f.do("Release", f.p.Release)
 	m.release()
 	m.drain()
 	f.settle()
@@ -1015,7 +932,7 @@ func (f *fz) finish() {
 		m.finishGated()
 	}
 	f.settle()
-	f.do("Reboot", f.p.reboot)
+	f.do("Reboot", f.p.Reboot)
 	m.reboot()
 	f.settle()
 	f.releaseTimeout()
@@ -1036,7 +953,7 @@ func (f *fz) finish() {
 			f.fatalf("task %d (accepted: %v) ran %d times", id, want == 1, got)
 		}
 	}
-	s := f.p.stats()
+	s := f.p.Stats()
 	if s.Submitted != s.Completed+s.Panicked {
 		f.fatalf("after the final release Submitted %d != Completed %d + Panicked %d", s.Submitted, s.Completed, s.Panicked)
 	}

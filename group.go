@@ -2,43 +2,9 @@ package ants
 
 import (
 	"context"
-	"fmt"
-	"runtime/debug"
 	"slices"
 	"sync"
 )
-
-// Submitter is a pool that groups (Group, ResultGroup), futures (Go),
-// streams (Stream) and keyed queues (Keyed) can run tasks on: *Pool,
-// *MultiPool and *Subpool satisfy it. If it also has TrySubmit(func()) error,
-// as they do, Group.TryGo uses it.
-type Submitter interface {
-	SubmitContext(ctx context.Context, task func()) error
-}
-
-type trySubmitter interface {
-	TrySubmit(task func()) error
-}
-
-// PanicError is the error a Group reports for a task that panicked. It
-// carries the value passed to panic and the stack of the panicking
-// goroutine.
-type PanicError struct {
-	Value any
-	Stack []byte
-}
-
-// Error returns the panic value and the stack.
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("ants: task panicked: %v\n\n%s", e.Value, e.Stack)
-}
-
-// Unwrap returns the panic value if it is an error, so that errors.Is and
-// errors.As see through a panic(err).
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
 
 // Group runs related tasks on a shared pool and waits for them, in the
 // manner of golang.org/x/sync/errgroup, with the pool, rather than a
@@ -65,14 +31,6 @@ func NewGroup(p Submitter) *Group {
 	return &Group{pool: p, ctx: context.Background()}
 }
 
-// mustSubmitter panics on a nil Submitter, a programming error that would
-// otherwise surface as a nil dereference inside the first Go.
-func mustSubmitter(p Submitter) {
-	if p == nil {
-		panic("ants: nil Submitter")
-	}
-}
-
 // NewGroupContext returns a Group that runs its tasks on p, and a context
 // derived from ctx that is cancelled when a task first fails or Wait
 // returns, whichever comes first. Tasks not yet started when it is cancelled
@@ -87,11 +45,8 @@ func NewGroupContext(ctx context.Context, p Submitter) (*Group, context.Context)
 // parent (nil means context.Background()), and returns that context.
 func (g *Group) initContext(parent context.Context, p Submitter) context.Context {
 	mustSubmitter(p)
-	if parent == nil {
-		parent = context.Background()
-	}
 	g.pool = p
-	g.ctx, g.cancel = context.WithCancelCause(parent)
+	g.ctx, g.cancel = context.WithCancelCause(orBackground(parent))
 	return g.ctx
 }
 
@@ -106,21 +61,22 @@ func (g *Group) Go(task func() error) {
 	}
 	g.wg.Add(1)
 	if err := g.pool.SubmitContext(g.ctx, g.wrap(task)); err != nil {
+		g.fail(err) // before Done, so that a Wait it ends sees err
 		g.wg.Done()
-		g.fail(err)
 	}
 }
 
 // TryGo runs task on the pool only if the pool can take it right now,
-// reporting whether it did. A full pool is not an error; any other error
-// from the pool is reported by Wait. A Submitter without a TrySubmit method
-// never takes a task through TryGo.
+// reporting whether it did, through the pool's TrySubmit. A full pool
+// (ErrPoolOverload) is not an error; any other error from the pool is
+// reported by Wait. A pool that is not a TrySubmitter never takes a task
+// through TryGo.
 func (g *Group) TryGo(task func() error) bool {
 	if task == nil {
 		g.fail(ErrNilTask)
 		return false
 	}
-	tp, ok := g.pool.(trySubmitter)
+	tp, ok := g.pool.(TrySubmitter)
 	if !ok || g.ctx.Err() != nil {
 		return false
 	}
@@ -132,8 +88,8 @@ func (g *Group) TryGo(task func() error) bool {
 		g.wg.Done()
 		return false
 	default:
+		g.fail(err) // before Done, as in Go
 		g.wg.Done()
-		g.fail(err)
 		return false
 	}
 }
@@ -150,7 +106,9 @@ func (g *Group) Wait() error {
 
 // wrap returns the pool task for a group task: it skips the task if the
 // group's context is done, reporting the context's error, and turns a panic
-// into a *PanicError.
+// into a *PanicError. The task counts as done (the deferred Done) only after
+// its error is recorded, so Wait sees it; a task that calls runtime.Goexit
+// counts as done too.
 func (g *Group) wrap(task func() error) func() {
 	return func() {
 		defer g.wg.Done()
@@ -166,20 +124,10 @@ func (g *Group) wrap(task func() error) func() {
 	}
 }
 
+// call calls task and returns its error, or a *PanicError if it panics.
 func (g *Group) call(task func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = newPanicError(r)
-		}
-	}()
+	defer recoverPanic(&err)
 	return task()
-}
-
-// newPanicError returns the *PanicError for the recovered value r. Called
-// from the deferred function that recovered, it still sees the stack of the
-// panicking goroutine.
-func newPanicError(r any) *PanicError {
-	return &PanicError{Value: r, Stack: debug.Stack()}
 }
 
 // fail records err if it is the group's first, and cancels its context.

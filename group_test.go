@@ -15,19 +15,6 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// newGroupPool returns a Pool that is released, and whose goroutines have all
-// exited, when the test ends.
-func newGroupPool(t *testing.T, size int, opts ...ants.Option) *ants.Pool {
-	t.Helper()
-	p, err := ants.NewPool(size, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		p.Reboot()
-		assert.NoError(t, p.ReleaseTimeout(long), "releasing the pool at the end of the test")
-	})
-	return p
-}
-
 // occupyPool fills the n workers of p with tasks held by l.
 func occupyPool(t *testing.T, p ants.Submitter, l *gate, n int) {
 	t.Helper()
@@ -43,13 +30,6 @@ func occupyPool(t *testing.T, p ants.Submitter, l *gate, n int) {
 // waitFor returns a channel that delivers the result of g.Wait.
 func waitFor(g *ants.Group) <-chan error {
 	return async(g.Wait)
-}
-
-// submitOnly is a Submitter without TrySubmit.
-type submitOnly struct{ p *ants.Pool }
-
-func (s submitOnly) SubmitContext(ctx context.Context, task func()) error {
-	return s.p.SubmitContext(ctx, task)
 }
 
 var errTask = errors.New("task failed")
@@ -84,8 +64,7 @@ func TestGroup(t *testing.T) {
 		occupyPool(t, p, l, 1)
 		g := ants.NewGroup(p)
 		var ran atomic.Int32
-		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		goReturned := blocked(t, p, 1, func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
 		l.open()
 		recv(t, goReturned, "Go")
 		require.NoError(t, recv(t, waitFor(g), "Wait"))
@@ -99,8 +78,7 @@ func TestGroup(t *testing.T) {
 		parent, cancel := context.WithCancel(context.Background())
 		g, _ := ants.NewGroupContext(parent, p)
 		var ran atomic.Int32
-		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		goReturned := blocked(t, p, 1, func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
 		cancel()
 		recv(t, goReturned, "Go to give up")
 		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), context.Canceled)
@@ -189,8 +167,7 @@ func TestGroup(t *testing.T) {
 		g.Go(func() error { held(); return errTask })
 		recv(t, started, "the failing task")
 		var ran atomic.Int32
-		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		goReturned := blocked(t, p, 1, func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
 		l.open()
 		recv(t, goReturned, "Go")
 		assert.ErrorIs(t, recv(t, waitFor(g), "Wait"), errTask)
@@ -243,11 +220,12 @@ func TestGroup(t *testing.T) {
 
 			p.Release()
 			recv(t, goReturned, "the calls to Go")
-			wait := waitFor(g)
+			wait := asyncChecked(g.Wait, func() {
+				assert.Equal(t, int32(1), heldRan.Load(), "Wait returned before the accepted task ran to its end")
+			})
 			assertNoRecv(t, wait, "Wait returning while an accepted task runs")
 			l.open()
 			assert.ErrorIs(t, recv(t, wait, "Wait"), ants.ErrPoolClosed)
-			assert.Equal(t, int32(1), heldRan.Load(), "the accepted task must run to its end")
 			assert.Zero(t, lateRan.Load())
 		}
 	})
@@ -402,8 +380,7 @@ func TestGroupPanic(t *testing.T) {
 		g.Go(func() error { held(); panic("boom") })
 		recv(t, started, "the panicking task")
 		var ran atomic.Int32
-		goReturned := async(func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
-		waitUntil(t, "Go waits for the pool", func() bool { return p.Waiting() == 1 })
+		goReturned := blocked(t, p, 1, func() error { g.Go(func() error { ran.Add(1); return nil }); return nil })
 		l.open()
 		recv(t, ctx.Done(), "the group's context to be cancelled")
 		recv(t, goReturned, "Go")
@@ -429,7 +406,7 @@ func TestGroupPanic(t *testing.T) {
 		require.ErrorAs(t, recv(t, waitFor(g), "Wait"), &pe)
 		assert.Equal(t, 2, p.Cap())
 		done := make(chan struct{}, 1)
-		require.NoError(t, p.Submit(notify(done)))
+		require.NoError(t, p.Submit(signal(done)))
 		recv(t, done, "a task after the panics")
 		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, handled.Load())
@@ -638,4 +615,61 @@ func TestResultGroupTryGoThatReturnsFalseLeavesNoPhantomResult(t *testing.T) {
 		seen := assertOrderPerSource(t, results, per, callers)
 		assert.Equal(t, counted[:], seen, "one result per Go and per TryGo that returned true")
 	})
+}
+
+// A Go or TryGo that the pool refused counted its task done before it
+// recorded the error, so a Wait waiting for another task could return in
+// between, without the error; under the race detector, its read of the
+// error raced with the record. The group now records the error first, as
+// errgroup does.
+func TestGroupSubmissionRefusedWhileWaitWaitsIsReported(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		call func(g *ants.Group, task func() error)
+	}{
+		{"Go", func(g *ants.Group, task func() error) { g.Go(task) }},
+		{"TryGo", func(g *ants.Group, task func() error) { g.TryGo(task) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for round := 0; round < 50 && !t.Failed(); round++ {
+				s := &lastRefused{p: newGroupPool(t, 1), gate: newGate(t), held: make(chan struct{})}
+				g := ants.NewGroup(s)
+				g.Go(func() error {
+					defer close(s.held)
+					<-s.gate.ch
+					return nil
+				})
+				errc := waitFor(g)
+				c.call(g, func() error { t.Error("a refused task ran"); return nil })
+				assert.ErrorIs(t, recv(t, errc, "Wait"), errLastRefused, "Wait lost the error of a call it raced with")
+			}
+		})
+	}
+}
+
+var errLastRefused = errors.New("refused after the held task finished")
+
+// lastRefused is a TrySubmitter that runs the first task it is given on p,
+// whichever method it comes through, and refuses every later one with
+// errLastRefused, but only once the first task has run to its end (held):
+// its group task is then about to count as done, so the refused one is the
+// group's last.
+type lastRefused struct {
+	p     *ants.Pool
+	gate  *gate         // holds the first task; opened by the refusal
+	held  chan struct{} // closed by the first task when it returns
+	calls atomic.Int32
+}
+
+func (s *lastRefused) SubmitContext(ctx context.Context, task func()) error {
+	if s.calls.Add(1) == 1 {
+		return s.p.SubmitContext(ctx, task)
+	}
+	s.gate.open()
+	<-s.held
+	return errLastRefused
+}
+
+func (s *lastRefused) TrySubmit(task func()) error {
+	return s.SubmitContext(context.Background(), task)
 }

@@ -24,10 +24,7 @@ func TestBurstOntoIdleWorkersStartsEveryTaskAtOnce(t *testing.T) {
 	const n = 16
 	forEachKind(t, func(t *testing.T, k poolKind) {
 		p := k.mustNew(t, n, ants.WithFakeClock(ants.NewFakeClock()))
-		g := newGate(t)
-		occupy(t, p, g, n)
-		g.open()
-		waitIdle(t, p, n)
+		startIdle(t, p, n)
 
 		var started sync.WaitGroup
 		started.Add(n)
@@ -51,10 +48,7 @@ func TestBurstOntoIdleWorkersStartsEveryTaskAtOnce(t *testing.T) {
 func TestTaskBehindABusyOneStartsOnAnIdleWorker(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k poolKind) {
 		p := k.mustNew(t, 2, ants.WithFakeClock(ants.NewFakeClock()))
-		g := newGate(t)
-		occupy(t, p, g, 2)
-		g.open()
-		waitIdle(t, p, 2)
+		startIdle(t, p, 2)
 
 		hold := newGate(t)
 		first := make(chan struct{}, 1)

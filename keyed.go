@@ -69,8 +69,8 @@ type Keyed[K comparable] struct {
 // mu.
 type keyQueue[K comparable] struct {
 	key   K
-	first func()   // the task the runner starts with
-	tasks taskRing // queued after the running task
+	first func()            // the task the runner starts with
+	tasks taskQueue[func()] // queued after the running task
 	// starting is set while the key's first task waits for the pool: later
 	// Submits for the key wait too, since if the pool refuses it there is
 	// no runner to run what they would queue.
@@ -120,18 +120,17 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 	if task == nil {
 		return ErrNilTask
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	} else if err := ctx.Err(); err != nil {
+	ctx, err := liveContext(ctx)
+	if err != nil {
 		return err
 	}
 	k.mu.Lock()
 	for {
 		q := k.keys[key]
 		if q == nil {
-			return k.start(ctx, key, task) // unlocks
+			return k.startUnlock(ctx, key, task)
 		}
-		if !q.starting && q.tasks.n < keyedQueueLimit {
+		if !q.starting && q.tasks.size < keyedQueueLimit {
 			q.tasks.push(task)
 			k.pending++
 			k.mu.Unlock()
@@ -151,9 +150,10 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 	}
 }
 
-// start makes key busy with task as its first task and submits the key's
-// runner to the pool. It requires k.mu held, and releases it.
-func (k *Keyed[K]) start(ctx context.Context, key K, task func()) error {
+// startUnlock makes key busy with task as its first task, unlocks k.mu and
+// submits the key's runner to the pool. It requires k.mu held and returns
+// with it unlocked.
+func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task func()) error {
 	q := k.newQueue()
 	q.key, q.first, q.starting = key, task, true
 	gen := q.gen
@@ -195,15 +195,15 @@ func (k *Keyed[K]) runKey(q *keyQueue[K]) {
 			k.err = err
 		}
 		k.done()
-		if q.tasks.n == 0 {
+		if q.tasks.size == 0 {
 			k.drop(q)
 			k.mu.Unlock()
 			return
 		}
-		if q.tasks.n == keyedQueueLimit {
+		if q.tasks.size == keyedQueueLimit {
 			q.notify() // room for the Submits waiting on a full queue
 		}
-		task = q.tasks.pop()
+		task, _ = q.tasks.pop()
 		k.mu.Unlock()
 	}
 }
@@ -266,8 +266,8 @@ func (k *Keyed[K]) drop(q *keyQueue[K]) {
 	}
 	var zero K
 	q.key, q.first, q.starting = zero, nil, false
-	if len(q.tasks.buf) > keyedQueueKeep {
-		q.tasks = taskRing{}
+	if len(q.tasks.items) > keyedQueueKeep {
+		q.tasks = taskQueue[func()]{}
 	}
 	k.free = append(k.free, q)
 }
@@ -278,33 +278,4 @@ func (q *keyQueue[K]) notify() {
 		close(q.wake)
 		q.wake = nil
 	}
-}
-
-// taskRing is a FIFO of tasks in a ring buffer that doubles when full, from
-// 4 slots up to keyedQueueLimit (a power of two), and never shrinks.
-type taskRing struct {
-	buf  []func() // len is 0 or a power of two
-	head int      // index of the oldest task
-	n    int      // number of tasks
-}
-
-func (r *taskRing) push(task func()) {
-	if r.n == len(r.buf) {
-		buf := make([]func(), max(4, 2*len(r.buf)))
-		for i := range r.n {
-			buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = buf, 0
-	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = task
-	r.n++
-}
-
-// pop removes and returns the oldest task; the ring must not be empty.
-func (r *taskRing) pop() func() {
-	task := r.buf[r.head]
-	r.buf[r.head] = nil
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.n--
-	return task
 }

@@ -28,9 +28,9 @@ func TestKeyed(t *testing.T) {
 	forEachParent(t, testKeyed)
 }
 
-func testKeyed(t *testing.T, kind parentKind) {
+func testKeyed(t *testing.T, kind poolKind) {
 	t.Run("the tasks of a key run one at a time, in the order of Submit", func(t *testing.T) {
-		p, _ := kind.new(t, 4)
+		p := kind.parent(t, 4)
 		k := ants.NewKeyed[string](p)
 		log := newOrderLog(t)
 		for i := range 1000 {
@@ -42,7 +42,7 @@ func testKeyed(t *testing.T, kind parentKind) {
 	})
 
 	t.Run("tasks of different keys run at the same time", func(t *testing.T) {
-		p, _ := kind.new(t, 2)
+		p := kind.parent(t, 2)
 		k := ants.NewKeyed[int](p)
 		bStarted := make(chan struct{})
 		aSawB := make(chan struct{}, 1)
@@ -56,7 +56,7 @@ func testKeyed(t *testing.T, kind parentKind) {
 	})
 
 	t.Run("a busy key holds one worker and queues without waiting", func(t *testing.T) {
-		p, _ := kind.new(t, 2)
+		p := kind.parent(t, 2)
 		r := &refusing{Submitter: p}
 		k := ants.NewKeyed[string](r)
 		l := newGate(t)
@@ -68,7 +68,7 @@ func testKeyed(t *testing.T, kind parentKind) {
 		assert.Equal(t, 1, k.Keys())
 		// Another key still gets a worker.
 		done := make(chan struct{}, 1)
-		require.NoError(t, k.Submit("b", notify(done)))
+		require.NoError(t, k.Submit("b", signal(done)))
 		recv(t, done, "key b's task")
 		l.open()
 		require.NoError(t, recv(t, waitKeyed(k), "Wait"))
@@ -78,13 +78,12 @@ func testKeyed(t *testing.T, kind parentKind) {
 	})
 
 	t.Run("Submit for an idle key waits for the pool, and later Submits of the key wait with it", func(t *testing.T) {
-		p, _ := kind.new(t, 1)
+		p := kind.parent(t, 1)
 		k := ants.NewKeyed[string](p)
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
 		log := newOrderLog(t)
-		first := async(func() error { return k.Submit("a", log.put(0)) })
-		waitWaiting(t, p, 1)
+		first := blocked(t, p, 1, func() error { return k.Submit("a", log.put(0)) })
 		second := async(func() error { return k.Submit("a", log.put(1)) })
 		assertNoRecv(t, first, "Submit returning while the pool is full")
 		assertNoRecv(t, second, "a second Submit of a starting key returning")
@@ -97,21 +96,20 @@ func testKeyed(t *testing.T, kind parentKind) {
 	})
 
 	t.Run("an idle key's Submit refused by the pool returns its error and the task never runs", func(t *testing.T) {
-		p, release := kind.new(t, 1)
+		p := kind.parent(t, 1)
 		k := ants.NewKeyed[string](p)
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
 		var ran atomic.Int32
 		ctx, cancel := context.WithCancel(context.Background())
-		byCtx := async(func() error { return k.SubmitContext(ctx, "a", func() { ran.Add(1) }) })
-		waitWaiting(t, p, 1)
+		byCtx := blocked(t, p, 1, func() error { return k.SubmitContext(ctx, "a", func() { ran.Add(1) }) })
 		behind := async(func() error { return k.Submit("a", func() { ran.Add(1) }) })
 		assertNoRecv(t, behind, "a Submit of a key whose first task waits for the pool returning")
 		cancel()
 		assert.ErrorIs(t, recv(t, byCtx, "SubmitContext to give up"), context.Canceled)
 		// The Submit that waited behind it now starts the key itself.
 		waitWaiting(t, p, 1)
-		release()
+		p.Release()
 		assert.ErrorIs(t, recv(t, behind, "Submit on a released pool"), ants.ErrPoolClosed)
 		assert.ErrorIs(t, k.Submit("b", func() { ran.Add(1) }), ants.ErrPoolClosed)
 		l.open()
@@ -121,7 +119,7 @@ func testKeyed(t *testing.T, kind parentKind) {
 	})
 
 	t.Run("a Submit that returned nil runs its task even if the pool is released meanwhile", func(t *testing.T) {
-		p, release := kind.new(t, 2)
+		p := kind.parent(t, 2)
 		k := ants.NewKeyed[string](p)
 		l := newGate(t)
 		holdKey(t, k, "a", l)
@@ -131,7 +129,7 @@ func testKeyed(t *testing.T, kind parentKind) {
 		}
 		assert.ErrorIs(t, k.SubmitContext(cancelledContext(), "a", log.put(-1)), context.Canceled,
 			"a ctx already done, even for a busy key with room")
-		release()
+		p.Release()
 		for i := 50; i < 100; i++ {
 			require.NoError(t, k.Submit("a", log.put(i)), "a busy key queues on a released pool")
 		}
@@ -144,7 +142,7 @@ func testKeyed(t *testing.T, kind parentKind) {
 
 	t.Run("a panic does not stop the key's later tasks and Wait returns the first", func(t *testing.T) {
 		var handled atomic.Int32
-		p, _ := kind.new(t, 2, ants.WithPanicHandler(func(any) { handled.Add(1) }))
+		p := kind.parent(t, 2, ants.WithPanicHandler(func(any) { handled.Add(1) }))
 		k := ants.NewKeyed[string](p)
 		log := newOrderLog(t)
 		require.NoError(t, k.Submit("a", func() { panic("first") }))
@@ -162,35 +160,36 @@ func testKeyed(t *testing.T, kind parentKind) {
 	})
 
 	t.Run("Wait waits for the queued tasks", func(t *testing.T) {
-		p, _ := kind.new(t, 2)
+		p := kind.parent(t, 2)
 		k := ants.NewKeyed[string](p)
 		require.NoError(t, recv(t, waitKeyed(k), "Wait with nothing submitted"))
 		l := newGate(t)
 		holdKey(t, k, "a", l)
 		var ran atomic.Int32
 		require.NoError(t, k.Submit("a", func() { ran.Add(1) }))
-		wait := waitKeyed(k)
+		wait := asyncChecked(k.Wait, func() {
+			assert.Equal(t, int32(1), ran.Load(), "Wait returned before the queued task ran")
+		})
 		assertNoRecv(t, wait, "Wait returning while a task is queued")
 		l.open()
 		require.NoError(t, recv(t, wait, "Wait"))
-		assert.Equal(t, int32(1), ran.Load())
 	})
 
 	t.Run("a nil task gives ErrNilTask and a nil ctx is taken as Background", func(t *testing.T) {
-		p, _ := kind.new(t, 1)
+		p := kind.parent(t, 1)
 		k := ants.NewKeyed[string](p)
 		assert.ErrorIs(t, k.Submit("a", nil), ants.ErrNilTask)
 		assert.Zero(t, k.Keys())
 		done := make(chan struct{}, 1)
 		var nilCtx context.Context
-		require.NoError(t, k.SubmitContext(nilCtx, "a", notify(done)))
+		require.NoError(t, k.SubmitContext(nilCtx, "a", signal(done)))
 		recv(t, done, "the task")
 		require.NoError(t, recv(t, waitKeyed(k), "Wait"))
 	})
 
 	t.Run("every key is dropped once idle", func(t *testing.T) {
 		const keys = 20000
-		p, _ := kind.new(t, 4)
+		p := kind.parent(t, 4)
 		k := ants.NewKeyed[int](p)
 		var ran atomic.Int32
 		l := newGate(t)
@@ -211,8 +210,8 @@ func testKeyed(t *testing.T, kind parentKind) {
 // and SubmitContext give up when its ctx is done; a busy key's full queue
 // does not hold back other keys.
 func TestKeyedQueueBound(t *testing.T) {
-	forEachParent(t, func(t *testing.T, kind parentKind) {
-		p, _ := kind.new(t, 2)
+	forEachParent(t, func(t *testing.T, kind poolKind) {
+		p := kind.parent(t, 2)
 		k := ants.NewKeyed[string](p)
 		l := newGate(t)
 		holdKey(t, k, "a", l)
@@ -228,7 +227,7 @@ func TestKeyedQueueBound(t *testing.T) {
 		assertNoRecv(t, abandoned, "SubmitContext returning with the key's queue full")
 
 		done := make(chan struct{}, 1)
-		require.NoError(t, k.Submit("b", notify(done)), "another key")
+		require.NoError(t, k.Submit("b", signal(done)), "another key")
 		recv(t, done, "another key's task")
 
 		cancel()
@@ -248,13 +247,13 @@ func TestKeyedQueueBound(t *testing.T) {
 // the tasks of each key run one at a time, each submitter's tasks of a key
 // in the order it submitted them, and every task exactly once.
 func TestKeyedManySubmitters(t *testing.T) {
-	forEachParent(t, func(t *testing.T, kind parentKind) {
+	forEachParent(t, func(t *testing.T, kind poolKind) {
 		const (
 			submitters = 8
 			per        = 500
 			shared     = 16
 		)
-		p, _ := kind.new(t, 4)
+		p := kind.parent(t, 4)
 		r := &refusing{Submitter: p}
 		k := ants.NewKeyed[string](r)
 		var logs sync.Map // key -> *orderLog
@@ -290,9 +289,9 @@ func TestKeyedManySubmitters(t *testing.T) {
 // buffer) leave nothing but a bounded number of reusable key states once
 // they are idle: the map that held them is replaced.
 func TestKeyedManyBusyKeysCostNothingOnceIdle(t *testing.T) {
-	forEachParentWithOwnOptions(t, func(t *testing.T, kind parentKind) {
+	forEachParentWithOwnOptions(t, func(t *testing.T, kind poolKind) {
 		const keys = 3000
-		p, _ := kind.new(t, 1, ants.WithQueueSize(keys))
+		p := kind.parent(t, 1, ants.WithQueueSize(keys))
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
 		k := ants.NewKeyed[int](p)
@@ -314,7 +313,7 @@ func TestKeyedManyBusyKeysCostNothingOnceIdle(t *testing.T) {
 		}
 
 		done := make(chan struct{}, 1)
-		require.NoError(t, k.Submit(7, notify(done)), "a Keyed is usable once idle")
+		require.NoError(t, k.Submit(7, signal(done)), "a Keyed is usable once idle")
 		recv(t, done, "the task")
 		require.NoError(t, recv(t, waitKeyed(k), "Wait"))
 	})

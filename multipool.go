@@ -10,48 +10,53 @@ import (
 	"time"
 )
 
-// LoadBalancingStrategy chooses the sub-pool of a MultiPool for each task.
+// LoadBalancingStrategy chooses the member pool of a MultiPool for each
+// task.
 type LoadBalancingStrategy int
 
 const (
-	// RoundRobin hands tasks to the sub-pools in turn, starting at the first.
-	// A task refused with ErrPoolOverload is tried once more on the sub-pool
-	// LeastTasks would choose.
+	// RoundRobin hands tasks to the member pools in turn, starting at the
+	// first. A task refused with ErrPoolOverload is tried once more on the
+	// member pool LeastTasks would choose.
 	RoundRobin LoadBalancingStrategy = 1 << (iota + 1)
 
-	// LeastTasks hands each task to the sub-pool with the fewest tasks in
+	// LeastTasks hands each task to the member pool with the fewest tasks in
 	// flight: busy workers, buffered tasks and waiting callers.
 	LeastTasks
 )
 
 // multiCore is the engine behind the three MultiPool kinds: a fixed set of
-// sub-pools, each with its own lock, so that submitters contend less than on
-// one large pool.
+// member pools, each with its own lock, so that submitters contend less
+// than on one large pool.
 type multiCore[T any] struct {
 	pools    []*poolCore[T]
 	lbs      LoadBalancingStrategy
 	index    atomic.Uint32 // RoundRobin cursor; the next pool is index+1
 	rejected atomic.Uint64 // submit calls that returned an error
 
-	// stateMu serialises release and Reboot, so that a Reboot cannot run
-	// between closing the multi-pool and closing its sub-pools; closed is
+	// stateMu serialises close and Reboot, so that a Reboot cannot run
+	// between closing the multi-pool and closing its member pools; closed is
 	// written only with it held and read without it.
 	stateMu sync.Mutex
 	closed  atomic.Bool
 }
 
-// init creates size sub-pools with newPool.
-func (m *multiCore[T]) init(size int, lbs LoadBalancingStrategy, newPool func() (*poolCore[T], error)) error {
+// init creates size member pools of sizePerPool workers that apply fn,
+// made with options; if one is refused, it releases those made before.
+func (m *multiCore[T]) init(size, sizePerPool int, fn func(*goWorker[T], T), lbs LoadBalancingStrategy, options []Option) error {
 	if size <= 0 {
 		return ErrInvalidMultiPoolSize
 	}
 	if lbs != RoundRobin && lbs != LeastTasks {
 		return ErrInvalidLoadBalancingStrategy
 	}
+	if fn == nil {
+		return ErrLackPoolFunc
+	}
 	m.pools = make([]*poolCore[T], size)
 	for i := range m.pools {
-		p, err := newPool()
-		if err != nil {
+		p := new(poolCore[T])
+		if err := p.init(sizePerPool, fn, options); err != nil {
 			for _, q := range m.pools[:i] {
 				q.Release()
 			}
@@ -107,27 +112,18 @@ func (m *multiCore[T]) submitOnce(ctx context.Context, arg T, try bool, st taskS
 	if m.closed.Load() {
 		return ErrPoolClosed
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	} else if err := ctx.Err(); err != nil {
+	ctx, err := liveContext(ctx)
+	if err != nil {
 		return err
 	}
-	err := m.next(m.lbs).submitStamped(ctx, arg, try, st)
+	err = m.next(m.lbs).submitStamped(ctx, arg, try, st)
 	if err == ErrPoolOverload && m.lbs == RoundRobin {
 		err = m.next(LeastTasks).submitStamped(ctx, arg, try, st)
 	}
 	return err
 }
 
-func (m *multiCore[T]) rejectNil() error {
-	m.rejected.Add(1)
-	if m.closed.Load() {
-		return ErrPoolClosed
-	}
-	return ErrNilTask
-}
-
-// sum adds up get over the sub-pools.
+// sum adds up get over the member pools.
 func (m *multiCore[T]) sum(get func(*poolCore[T]) int) (n int) {
 	for _, p := range m.pools {
 		n += get(p)
@@ -135,8 +131,8 @@ func (m *multiCore[T]) sum(get func(*poolCore[T]) int) (n int) {
 	return n
 }
 
-// at returns get of sub-pool idx, or (-1, ErrInvalidPoolIndex) if there is
-// no such sub-pool.
+// at returns get of member pool idx, or (-1, ErrInvalidPoolIndex) if there is
+// no such member pool.
 func (m *multiCore[T]) at(idx int, get func(*poolCore[T]) int) (int, error) {
 	if idx < 0 || idx >= len(m.pools) {
 		return -1, ErrInvalidPoolIndex
@@ -144,35 +140,36 @@ func (m *multiCore[T]) at(idx int, get func(*poolCore[T]) int) (int, error) {
 	return get(m.pools[idx]), nil
 }
 
-// Running returns the number of workers across all sub-pools.
+// Running returns the number of workers across all member pools.
 func (m *multiCore[T]) Running() int { return m.sum((*poolCore[T]).Running) }
 
-// RunningByIndex returns the number of workers of sub-pool idx, or
-// (-1, ErrInvalidPoolIndex) if there is no such sub-pool.
+// RunningByIndex returns the number of workers of member pool idx, or
+// (-1, ErrInvalidPoolIndex) if there is no such member pool.
 func (m *multiCore[T]) RunningByIndex(idx int) (int, error) {
 	return m.at(idx, (*poolCore[T]).Running)
 }
 
-// Free returns the sum of the sub-pools' Free.
+// Free returns the sum of the member pools' Free.
 func (m *multiCore[T]) Free() int { return m.sum((*poolCore[T]).Free) }
 
-// FreeByIndex returns Free of sub-pool idx, or (-1, ErrInvalidPoolIndex).
+// FreeByIndex returns Free of member pool idx, or (-1, ErrInvalidPoolIndex).
 func (m *multiCore[T]) FreeByIndex(idx int) (int, error) {
 	return m.at(idx, (*poolCore[T]).Free)
 }
 
-// Waiting returns the number of callers blocked across all sub-pools.
+// Waiting returns the number of callers blocked across all member pools.
 func (m *multiCore[T]) Waiting() int { return m.sum((*poolCore[T]).Waiting) }
 
-// WaitingByIndex returns Waiting of sub-pool idx, or (-1, ErrInvalidPoolIndex).
+// WaitingByIndex returns Waiting of member pool idx, or
+// (-1, ErrInvalidPoolIndex).
 func (m *multiCore[T]) WaitingByIndex(idx int) (int, error) {
 	return m.at(idx, (*poolCore[T]).Waiting)
 }
 
-// Cap returns the sum of the sub-pools' capacities.
+// Cap returns the sum of the member pools' capacities.
 func (m *multiCore[T]) Cap() int { return m.sum((*poolCore[T]).Cap) }
 
-// Tune sets the capacity of every sub-pool to size; see Pool.Tune.
+// Tune sets the capacity of every member pool to size; see Pool.Tune.
 func (m *multiCore[T]) Tune(size int) {
 	for _, p := range m.pools {
 		p.Tune(size)
@@ -185,7 +182,7 @@ func (m *multiCore[T]) IsClosed() bool {
 	return m.closed.Load()
 }
 
-// Stats returns the sum of the sub-pools' snapshots. Rejected counts the
+// Stats returns the sum of the member pools' snapshots. Rejected counts the
 // multi-pool's own submit calls that returned an error.
 func (m *multiCore[T]) Stats() Stats {
 	var s Stats
@@ -196,54 +193,64 @@ func (m *multiCore[T]) Stats() Stats {
 	return s
 }
 
-// ReleaseTimeout releases every sub-pool and waits, at most timeout, for all
-// their goroutines to exit. A sub-pool that does not make it contributes
-// "pool i: operation timed out", wrapping ErrTimeout; the contributions are
-// joined with errors.Join. It returns ErrPoolClosed if already released.
+// Release closes the multi-pool and every member pool, as Pool.Release
+// closes one: later submissions fail with ErrPoolClosed, idle workers stop,
+// and blocked callers return ErrPoolClosed. It does not wait for busy
+// workers. Releasing a closed multi-pool does nothing. (ants' MultiPool has
+// no Release.)
+func (m *multiCore[T]) Release() {
+	m.close()
+}
+
+// ReleaseTimeout releases every member pool and waits, at most timeout, for
+// all their goroutines to exit. A member pool that does not make it
+// contributes "pool i: operation timed out", wrapping ErrTimeout; the
+// contributions are joined with errors.Join. It returns ErrPoolClosed if
+// already released.
 func (m *multiCore[T]) ReleaseTimeout(timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	return m.release(ctx, true)
+	return releaseWithin(timeout, m.ReleaseContext)
 }
 
-// ReleaseContext releases every sub-pool and waits, until ctx is done, for
-// all their goroutines to exit; each sub-pool that does not make it
-// contributes an error wrapping ctx.Err(), joined with errors.Join. A nil ctx
-// releases without waiting. It returns ErrPoolClosed if already released.
+// ReleaseContext releases every member pool and waits, until ctx is done,
+// for all their goroutines to exit; each member pool that does not make it
+// contributes an error wrapping ctx.Err(), joined with errors.Join. A nil
+// ctx releases without waiting. It returns ErrPoolClosed if already
+// released.
 func (m *multiCore[T]) ReleaseContext(ctx context.Context) error {
-	return m.release(ctx, false)
+	return releaseAndWait(ctx, m.close, m.waitExited)
 }
 
-func (m *multiCore[T]) release(ctx context.Context, timeout bool) error {
+// close is Release, reporting whether this call closed the multi-pool.
+func (m *multiCore[T]) close() bool {
 	m.stateMu.Lock()
+	defer m.stateMu.Unlock()
 	if m.closed.Load() {
-		m.stateMu.Unlock()
-		return ErrPoolClosed
+		return false
 	}
 	m.closed.Store(true)
-	// Close every sub-pool first, so that none keeps accepting tasks while
-	// we wait for another.
+	// Close every member pool before waiting for any, so that none keeps
+	// accepting tasks while ReleaseContext waits for another.
 	for _, p := range m.pools {
 		p.release()
 	}
-	m.stateMu.Unlock()
-	if ctx == nil {
-		return nil
-	}
+	return true
+}
+
+// waitExited waits for the goroutines of every member pool to exit, or
+// until ctx is done; each member pool that is not done by then contributes
+// "pool i: " and its waitExited error.
+func (m *multiCore[T]) waitExited(ctx context.Context) error {
 	var errs []error
 	for i, p := range m.pools {
 		if err := p.waitExited(ctx); err != nil {
-			if timeout && errors.Is(err, context.DeadlineExceeded) {
-				err = ErrTimeout
-			}
 			errs = append(errs, fmt.Errorf("pool %d: %w", i, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Reboot reopens a released multi-pool and all its sub-pools; it does
-// nothing to an open one. RoundRobin starts again at the first sub-pool.
+// Reboot reopens a released multi-pool and all its member pools; it does
+// nothing to an open one. RoundRobin starts again at the first member pool.
 func (m *multiCore[T]) Reboot() {
 	m.stateMu.Lock()
 	defer m.stateMu.Unlock()
@@ -257,38 +264,33 @@ func (m *multiCore[T]) Reboot() {
 	m.closed.Store(false)
 }
 
-// MultiPool spreads tasks over several Pools by a LoadBalancingStrategy, so
-// that many submitters do not all contend for one pool's lock.
+// MultiPool spreads tasks over several Pools, its member pools (shards), by
+// a LoadBalancingStrategy, so that many submitters do not all contend for
+// one pool's lock. Its member pools are whole Pools, each with its own
+// workers and capacity: unlike a Subpool, which limits a part of a program
+// inside a pool it shares, they split one pool's capacity into pieces.
 //
 // A MultiPool is safe for concurrent use by multiple goroutines. It must be
-// created with NewMultiPool. Unlike Pool it has no Release method; use
-// ReleaseTimeout or ReleaseContext.
+// created with NewMultiPool.
 type MultiPool struct {
 	multiCore[func()]
 }
 
-// NewMultiPool returns size sub-pools of sizePerPool workers each
-// (sizePerPool <= 0: unlimited), all with the same options.
+// NewMultiPool returns a MultiPool of size member pools of sizePerPool
+// workers each (sizePerPool <= 0: unlimited), all with the same options.
 func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...Option) (*MultiPool, error) {
 	mp := new(MultiPool)
-	err := mp.init(size, lbs, func() (*poolCore[func()], error) {
-		p, err := NewPool(sizePerPool, options...)
-		if err != nil {
-			return nil, err
-		}
-		return &p.poolCore, nil
-	})
-	if err != nil {
+	if err := mp.init(size, sizePerPool, runTask, lbs, options); err != nil {
 		return nil, err
 	}
 	return mp, nil
 }
 
-// Submit submits task to the sub-pool chosen by the strategy; see
+// Submit submits task to the member pool chosen by the strategy; see
 // Pool.Submit.
 func (mp *MultiPool) Submit(task func()) error {
 	if task == nil {
-		return mp.rejectNil()
+		return rejectNil(&mp.rejected, &mp.closed)
 	}
 	return mp.submit(context.Background(), task, false)
 }
@@ -297,7 +299,7 @@ func (mp *MultiPool) Submit(task func()) error {
 // Pool.SubmitContext.
 func (mp *MultiPool) SubmitContext(ctx context.Context, task func()) error {
 	if task == nil {
-		return mp.rejectNil()
+		return rejectNil(&mp.rejected, &mp.closed)
 	}
 	return mp.submit(ctx, task, false)
 }
@@ -305,7 +307,7 @@ func (mp *MultiPool) SubmitContext(ctx context.Context, task func()) error {
 // TrySubmit is Submit for a caller that never waits; see Pool.TrySubmit.
 func (mp *MultiPool) TrySubmit(task func()) error {
 	if task == nil {
-		return mp.rejectNil()
+		return rejectNil(&mp.rejected, &mp.closed)
 	}
 	return mp.submit(context.Background(), task, true)
 }
@@ -322,30 +324,23 @@ type MultiPoolWithFuncGeneric[T any] struct {
 // MultiPoolWithFunc is the multi-pool of a func(any).
 type MultiPoolWithFunc = MultiPoolWithFuncGeneric[any]
 
-// NewMultiPoolWithFunc returns size sub-pools of sizePerPool workers each
-// that call fn; see NewMultiPool.
+// NewMultiPoolWithFunc returns a multi-pool of size member pools of
+// sizePerPool workers each that call fn; see NewMultiPool.
 func NewMultiPoolWithFunc(size, sizePerPool int, fn func(any), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFunc, error) {
 	return NewMultiPoolWithFuncGeneric(size, sizePerPool, fn, lbs, options...)
 }
 
-// NewMultiPoolWithFuncGeneric returns size sub-pools of sizePerPool workers
-// each that call fn; see NewMultiPool.
+// NewMultiPoolWithFuncGeneric returns a multi-pool of size member pools of
+// sizePerPool workers each that call fn; see NewMultiPool.
 func NewMultiPoolWithFuncGeneric[T any](size, sizePerPool int, fn func(T), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFuncGeneric[T], error) {
 	mp := new(MultiPoolWithFuncGeneric[T])
-	err := mp.init(size, lbs, func() (*poolCore[T], error) {
-		p, err := NewPoolWithFuncGeneric(sizePerPool, fn, options...)
-		if err != nil {
-			return nil, err
-		}
-		return &p.poolCore, nil
-	})
-	if err != nil {
+	if err := mp.init(size, sizePerPool, applyEach(fn), lbs, options); err != nil {
 		return nil, err
 	}
 	return mp, nil
 }
 
-// Invoke calls the function with arg on the sub-pool chosen by the
+// Invoke calls the function with arg on the member pool chosen by the
 // strategy; see PoolWithFuncGeneric.Invoke.
 func (mp *MultiPoolWithFuncGeneric[T]) Invoke(arg T) error {
 	return mp.submit(context.Background(), arg, false)

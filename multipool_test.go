@@ -13,90 +13,8 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// multiAPI is the part of the API that the three multi-pool kinds share.
-type multiAPI interface {
-	commonAPI
-	RunningByIndex(idx int) (int, error)
-	FreeByIndex(idx int) (int, error)
-	WaitingByIndex(idx int) (int, error)
-}
-
-// testMultiPool gives every multi-pool kind one shape, as testPool does for
-// pools.
-type testMultiPool struct {
-	multiAPI
-	submit        func(task func()) error
-	trySubmit     func(task func()) error
-	submitContext func(ctx context.Context, task func()) error
-}
-
-type multiKind struct {
-	name     string
-	newMulti func(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error)
-}
-
-var multiKinds = []multiKind{
-	{name: "MultiPool", newMulti: newPlainMulti},
-	{name: "MultiPoolWithFunc", newMulti: newFuncMulti},
-	{name: "MultiPoolWithFuncGeneric", newMulti: newGenericMulti},
-}
-
-func newPlainMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error) {
-	mp, err := ants.NewMultiPool(size, sizePerPool, lbs, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testMultiPool{multiAPI: mp, submit: mp.Submit, trySubmit: mp.TrySubmit, submitContext: mp.SubmitContext}, nil
-}
-
-func newFuncMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error) {
-	mp, err := ants.NewMultiPoolWithFunc(size, sizePerPool, func(arg any) { arg.(func())() }, lbs, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testMultiPool{
-		multiAPI:      mp,
-		submit:        func(task func()) error { return mp.Invoke(task) },
-		trySubmit:     func(task func()) error { return mp.TryInvoke(task) },
-		submitContext: func(ctx context.Context, task func()) error { return mp.InvokeContext(ctx, task) },
-	}, nil
-}
-
-func newGenericMulti(size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testMultiPool, error) {
-	var tickets ticketTable
-	mp, err := ants.NewMultiPoolWithFuncGeneric(size, sizePerPool, tickets.redeem, lbs, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testMultiPool{
-		multiAPI:      mp,
-		submit:        func(task func()) error { return mp.Invoke(tickets.issue(task)) },
-		trySubmit:     func(task func()) error { return mp.TryInvoke(tickets.issue(task)) },
-		submitContext: func(ctx context.Context, task func()) error { return mp.InvokeContext(ctx, tickets.issue(task)) },
-	}, nil
-}
-
-// mustNew returns a multi-pool that is released, with all its goroutines
-// gone, when the test ends.
-func (k multiKind) mustNew(t *testing.T, size, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) *testMultiPool {
-	t.Helper()
-	mp, err := k.newMulti(size, sizePerPool, lbs, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		mp.Reboot()
-		assert.NoError(t, mp.ReleaseTimeout(long), "releasing the multi-pool at the end of the test")
-	})
-	return mp
-}
-
-// forEachMultiKind runs test once per multi-pool kind.
-func forEachMultiKind(t *testing.T, test func(t *testing.T, k multiKind)) {
-	t.Helper()
-	runKinds(t, multiKinds, func(k multiKind) string { return k.name }, nil, test)
-}
-
-// assertRunningByIndex checks RunningByIndex of every sub-pool.
-func assertRunningByIndex(t *testing.T, mp *testMultiPool, want ...int) {
+// assertRunningByIndex checks RunningByIndex of every member pool.
+func assertRunningByIndex(t *testing.T, mp *testPool, want ...int) {
 	t.Helper()
 	got := make([]int, len(want))
 	for i := range want {
@@ -104,12 +22,12 @@ func assertRunningByIndex(t *testing.T, mp *testMultiPool, want ...int) {
 		require.NoError(t, err)
 		got[i] = n
 	}
-	assert.Equal(t, want, got, "Running of each sub-pool")
+	assert.Equal(t, want, got, "Running of each member pool")
 }
 
 func TestMultiPoolConstructors(t *testing.T) {
 	t.Run("a size of zero or less is refused", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
 			for _, size := range []int{0, -1} {
 				mp, err := k.newMulti(size, 1, ants.RoundRobin)
 				assert.ErrorIs(t, err, ants.ErrInvalidMultiPoolSize)
@@ -118,7 +36,7 @@ func TestMultiPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("an unknown strategy is refused", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
 			for _, lbs := range []ants.LoadBalancingStrategy{0, 1, 3, 6, -2} {
 				mp, err := k.newMulti(2, 1, lbs)
 				assert.ErrorIs(t, err, ants.ErrInvalidLoadBalancingStrategy, "strategy %d", lbs)
@@ -126,8 +44,8 @@ func TestMultiPoolConstructors(t *testing.T) {
 			}
 		})
 	})
-	t.Run("an invalid sub-pool option is refused and leaves nothing behind", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
+	t.Run("an invalid member pool option is refused and leaves nothing behind", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
 			ignore := goleak.IgnoreCurrent()
 			mp, err := k.newMulti(3, 0, ants.LeastTasks, ants.WithPreAlloc(true))
 			assert.ErrorIs(t, err, ants.ErrInvalidPreAllocSize)
@@ -148,9 +66,9 @@ func TestMultiPoolConstructors(t *testing.T) {
 }
 
 func TestMultiPoolRoundRobin(t *testing.T) {
-	t.Run("tasks go to the sub-pools in turn, starting at the first", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
+	t.Run("tasks go to the member pools in turn, starting at the first", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
 			g := newGate(t)
 			want := make([]int, 3)
 			for i := 0; i < 6; i++ {
@@ -160,29 +78,29 @@ func TestMultiPoolRoundRobin(t *testing.T) {
 			}
 		})
 	})
-	t.Run("an overloaded choice is retried once on the least busy sub-pool", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 2, 1, ants.RoundRobin, ants.WithNonblocking(true), ants.WithDisablePurge(true))
+	t.Run("an overloaded choice is retried once on the least busy member pool", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 2, 1, ants.RoundRobin, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 			first, second := newGate(t), newGate(t)
-			occupyWith(t, mp.submit, first, 1)  // sub-pool 0
-			occupyWith(t, mp.submit, second, 1) // sub-pool 1
+			occupyWith(t, mp.submit, first, 1)  // member pool 0
+			occupyWith(t, mp.submit, second, 1) // member pool 1
 			second.open()
 			waitIdle(t, mp, 1)
 
-			// The turn is sub-pool 0's, which is full: the task goes to 1.
+			// The turn is member pool 0's, which is full: the task goes to 1.
 			started := make(chan struct{}, 1)
 			require.NoError(t, mp.submit(newGate(t).task(started)))
 			recv(t, started, "the retried task")
 			assertRunningByIndex(t, mp, 1, 1)
 			assert.Equal(t, 0, mp.Stats().Idle)
 
-			// Every sub-pool is full now: the retry fails too.
+			// Every member pool is full now: the retry fails too.
 			assert.ErrorIs(t, submitNow(t, mp.submit, func() {}), ants.ErrPoolOverload)
 		})
 	})
-	t.Run("Reboot starts the rotation again at the first sub-pool", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
+	t.Run("Reboot starts the rotation again at the first member pool", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
 			g := newGate(t)
 			occupyWith(t, mp.submit, g, 2)
 			g.open()
@@ -195,9 +113,9 @@ func TestMultiPoolRoundRobin(t *testing.T) {
 }
 
 func TestMultiPoolLeastTasks(t *testing.T) {
-	t.Run("a task goes to the sub-pool with the fewest busy workers, idle ones not counted", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 3, 4, ants.LeastTasks, ants.WithDisablePurge(true))
+	t.Run("a task goes to the member pool with the fewest busy workers, idle ones not counted", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 3, 4, ants.LeastTasks, ants.WithDisablePurge(true))
 			soon, later := newGate(t), newGate(t)
 			occupyWith(t, mp.submit, soon, 1)
 			assertRunningByIndex(t, mp, 1, 0, 0)
@@ -208,7 +126,7 @@ func TestMultiPoolLeastTasks(t *testing.T) {
 			occupyWith(t, mp.submit, soon, 1)
 			assertRunningByIndex(t, mp, 2, 1, 1)
 
-			// Sub-pool 0 now has two idle workers and no task; the others
+			// Member pool 0 now has two idle workers and no task; the others
 			// have one worker each, busy. Counting workers would pick 1.
 			soon.open()
 			waitIdle(t, mp, 2)
@@ -220,28 +138,27 @@ func TestMultiPoolLeastTasks(t *testing.T) {
 }
 
 func TestMultiPoolGetters(t *testing.T) {
-	t.Run("the aggregate getters are sums over the sub-pools", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
+	t.Run("the aggregate getters are sums over the member pools", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
 			assert.Equal(t, 6, mp.Cap())
 			assert.Equal(t, 6, mp.Free())
 			g := newGate(t)
-			occupyWith(t, mp.submit, g, 4) // sub-pools 0, 1, 2, 0
+			occupyWith(t, mp.submit, g, 4) // member pools 0, 1, 2, 0
 			assert.Equal(t, 4, mp.Running())
 			assert.Equal(t, 2, mp.Free())
 			for i, want := range []int{0, 1, 1} {
 				free, err := mp.FreeByIndex(i)
 				require.NoError(t, err)
-				assert.Equal(t, want, free, "Free of sub-pool %d", i)
+				assert.Equal(t, want, free, "Free of member pool %d", i)
 			}
 
-			occupyWith(t, mp.submit, g, 2) // sub-pools 1, 2: all full
-			errc := submitAsync(mp.submit, func() {})
-			waitWaiting(t, mp, 1)
-			for i, want := range []int{1, 0, 0} { // the turn was sub-pool 0's
+			occupyWith(t, mp.submit, g, 2) // member pools 1, 2: all full
+			errc := blocked(t, mp, 1, func() error { return mp.submit(func() {}) })
+			for i, want := range []int{1, 0, 0} { // the turn was member pool 0's
 				waiting, err := mp.WaitingByIndex(i)
 				require.NoError(t, err)
-				assert.Equal(t, want, waiting, "Waiting of sub-pool %d", i)
+				assert.Equal(t, want, waiting, "Waiting of member pool %d", i)
 			}
 			s := mp.Stats()
 			assert.Equal(t, 6, s.Cap)
@@ -254,8 +171,8 @@ func TestMultiPoolGetters(t *testing.T) {
 		})
 	})
 	t.Run("an index out of range gives -1 and ErrInvalidPoolIndex", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 3, 2, ants.RoundRobin)
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 3, 2, ants.RoundRobin)
 			for _, idx := range []int{-1, 3, 100} {
 				for name, byIndex := range map[string]func(int) (int, error){
 					"RunningByIndex": mp.RunningByIndex,
@@ -269,59 +186,45 @@ func TestMultiPoolGetters(t *testing.T) {
 			}
 		})
 	})
-	t.Run("Tune sets the capacity of every sub-pool", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 3, 2, ants.LeastTasks)
+	t.Run("Tune sets the capacity of every member pool", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 3, 2, ants.LeastTasks)
 			mp.Tune(5)
 			assert.Equal(t, 15, mp.Cap())
 			for i := 0; i < 3; i++ {
 				free, err := mp.FreeByIndex(i)
 				require.NoError(t, err)
-				assert.Equal(t, 5, free, "Free of sub-pool %d", i)
+				assert.Equal(t, 5, free, "Free of member pool %d", i)
 			}
 		})
 	})
 }
 
 func TestMultiPoolRelease(t *testing.T) {
-	t.Run("ReleaseTimeout reports a task that outlasts it with ErrTimeout", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			ignore := goleak.IgnoreCurrent()
-			mp := k.mustNew(t, 2, 2, ants.RoundRobin)
+	t.Run("Release closes every member pool without waiting", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
 			g := newGate(t)
-			occupyWith(t, mp.submit, g, 1)
-			err := mp.ReleaseTimeout(10 * time.Millisecond)
-			assert.ErrorIs(t, err, ants.ErrTimeout)
+			occupyWith(t, mp.submit, g, 2)
+			errc := blocked(t, mp, 1, func() error { return mp.submit(func() { t.Error("a task refused by Release ran") }) })
+			mp.Release()
 			assert.True(t, mp.IsClosed())
+			assert.ErrorIs(t, recv(t, errc, "the blocked Submit"), ants.ErrPoolClosed)
+			assert.Equal(t, 2, mp.Running(), "Release waited for the busy workers")
+			assert.ErrorIs(t, submitNow(t, mp.submit, func() {}), ants.ErrPoolClosed)
+			mp.Release() // a no-op on a closed multi-pool
+			assert.ErrorIs(t, mp.ReleaseContext(boundedContext(t)), ants.ErrPoolClosed)
 
 			g.open()
 			mp.Reboot()
-			require.NoError(t, mp.ReleaseTimeout(long))
-			goleak.VerifyNone(t, ignore)
-		})
-	})
-	t.Run("ReleaseContext reports the context's error", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 2, 2, ants.RoundRobin)
-			occupyWith(t, mp.submit, newGate(t), 1)
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			assert.ErrorIs(t, mp.ReleaseContext(ctx), context.Canceled)
-		})
-	})
-	t.Run("ReleaseContext with a nil context returns without waiting", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 2, 2, ants.RoundRobin)
-			occupyWith(t, mp.submit, newGate(t), 1)
-			var ctx context.Context
-			assert.NoError(t, mp.ReleaseContext(ctx))
-			assert.True(t, mp.IsClosed())
-			assert.Equal(t, 1, mp.Running())
+			done := make(chan struct{})
+			require.NoError(t, mp.submit(signal(done)))
+			recv(t, done, "a task after Release and Reboot")
 		})
 	})
 	t.Run("a released multi-pool refuses tasks and a second release", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 2, 2, ants.RoundRobin)
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 2, 2, ants.RoundRobin)
 			done := make(chan struct{})
 			require.NoError(t, mp.submit(signal(done)))
 			recv(t, done, "the task")
@@ -333,9 +236,9 @@ func TestMultiPoolRelease(t *testing.T) {
 			assert.Equal(t, 0, mp.Running())
 		})
 	})
-	t.Run("Reboot reopens every sub-pool", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 3, 1, ants.RoundRobin, ants.WithNonblocking(true))
+	t.Run("Reboot reopens every member pool", func(t *testing.T) {
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 3, 1, ants.RoundRobin, ants.WithNonblocking(true))
 			require.NoError(t, mp.ReleaseTimeout(long))
 			mp.Reboot()
 			mp.Reboot() // no-op on an open multi-pool
@@ -345,12 +248,11 @@ func TestMultiPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("blocked callers are woken with ErrPoolClosed", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k multiKind) {
-			mp := k.mustNew(t, 2, 1, ants.LeastTasks, ants.WithDisablePurge(true))
+		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+			mp := k.mustNewMulti(t, 2, 1, ants.LeastTasks, ants.WithDisablePurge(true))
 			g := newGate(t)
 			occupyWith(t, mp.submit, g, 2)
-			errc := submitAsync(mp.submit, func() {})
-			waitWaiting(t, mp, 1)
+			errc := blocked(t, mp, 1, func() error { return mp.submit(func() {}) })
 			var ctx context.Context
 			require.NoError(t, mp.ReleaseContext(ctx))
 			err := recv(t, errc, "the blocked Submit")

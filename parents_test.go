@@ -12,69 +12,6 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// parentPool is what the tests of futures, streams and keyed queues need of
-// the pool they run on.
-type parentPool interface {
-	ants.Submitter
-	Waiting() int // callers blocked in SubmitContext
-	Cap() int     // how many tasks run at once, at most
-}
-
-// parentKind builds one kind of pool for futures, streams and keyed queues
-// to run on.
-type parentKind struct {
-	name string
-	// new returns a pool of the kind that runs at least size tasks at once
-	// (its Cap), made with opts, and a func that releases it without
-	// waiting. The pool is released, its goroutines gone, when the test
-	// ends.
-	new func(t *testing.T, size int, opts ...ants.Option) (parentPool, func())
-	// ownOptions is set if the options given to new shape how the pool
-	// itself takes tasks: WithQueueSize gives it a buffer that accepts tasks
-	// while every worker is busy, WithNonblocking makes it refuse them. A
-	// kind that passes opts to a parent, under a limit of its own, has it
-	// unset; the tests that need it skip that kind.
-	ownOptions bool
-}
-
-// parentKinds are the pools the tests run on. Each kind is one entry.
-var parentKinds = []parentKind{
-	{name: "Pool", ownOptions: true, new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
-		p := newGroupPool(t, size, opts...)
-		return p, p.Release
-	}},
-	{name: "MultiPool", ownOptions: true, new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
-		// Two sub-pools of size: a task held in one leaves room in it, since a
-		// round-robin multi-pool waits for the sub-pool it picked.
-		mp, err := ants.NewMultiPool(2, size, ants.RoundRobin, opts...)
-		require.NoError(t, err)
-		t.Cleanup(func() { mp.Reboot(); assert.NoError(t, mp.ReleaseTimeout(long)) })
-		return mp, releaseWithoutWaiting(mp)
-	}},
-	{name: "Subpool", new: func(t *testing.T, size int, opts ...ants.Option) (parentPool, func()) {
-		// The options go to the shared pool, twice as large, so the
-		// sub-pool's own limit is what binds.
-		sp := ants.NewSubpool(newGroupPool(t, 2*size, opts...), size)
-		t.Cleanup(func() { sp.Reboot(); assert.NoError(t, sp.ReleaseTimeout(long)) })
-		return sp, sp.Release
-	}},
-}
-
-// forEachParent runs test once per parent kind, as a subtest named for it.
-func forEachParent(t *testing.T, test func(t *testing.T, k parentKind)) {
-	t.Helper()
-	runKinds(t, parentKinds, parentKind.kindName, nil, test)
-}
-
-// forEachParentWithOwnOptions is forEachParent for the kinds with
-// ownOptions.
-func forEachParentWithOwnOptions(t *testing.T, test func(t *testing.T, k parentKind)) {
-	t.Helper()
-	runKinds(t, parentKinds, parentKind.kindName, func(k parentKind) bool { return k.ownOptions }, test)
-}
-
-func (k parentKind) kindName() string { return k.name }
-
 // refusing is a Submitter that refuses the submissions its refuse func
 // picks, by their number from 0, and passes the others to its pool; it
 // counts its submissions and the most of its tasks that ran at once.

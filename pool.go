@@ -32,7 +32,7 @@ func runTask(_ *goWorker[func()], task func()) { task() }
 // full; use WithNonblocking, TrySubmit or a task buffer for that.
 func (p *Pool) Submit(task func()) error {
 	if task == nil {
-		return p.rejectNil()
+		return rejectNil(&p.rejected, &p.closed)
 	}
 	return p.submit(context.Background(), task, false)
 }
@@ -42,7 +42,7 @@ func (p *Pool) Submit(task func()) error {
 // once. A nil ctx is taken as context.Background().
 func (p *Pool) SubmitContext(ctx context.Context, task func()) error {
 	if task == nil {
-		return p.rejectNil()
+		return rejectNil(&p.rejected, &p.closed)
 	}
 	ctx, err := p.checkContext(ctx)
 	if err != nil {
@@ -55,30 +55,17 @@ func (p *Pool) SubmitContext(ctx context.Context, task func()) error {
 // ErrPoolOverload when no worker and no buffer slot is free right now.
 func (p *Pool) TrySubmit(task func()) error {
 	if task == nil {
-		return p.rejectNil()
+		return rejectNil(&p.rejected, &p.closed)
 	}
 	return p.submit(context.Background(), task, true)
 }
 
-// rejectNil is the answer to a nil task: ErrPoolClosed on a closed pool, as
-// ants users check with Submit(nil), and ErrNilTask otherwise.
-func (p *poolCore[T]) rejectNil() error {
-	p.rejected.Add(1)
-	if p.closed.Load() {
-		return ErrPoolClosed
-	}
-	return ErrNilTask
-}
-
-// checkContext returns ctx, or context.Background() for a nil ctx, and
-// ctx.Err() if it is already done.
+// checkContext is liveContext for a submission to the pool, which counts a
+// refusal as rejected.
 func (p *poolCore[T]) checkContext(ctx context.Context) (context.Context, error) {
-	if ctx == nil {
-		return context.Background(), nil
-	}
-	if err := ctx.Err(); err != nil {
+	ctx, err := liveContext(ctx)
+	if err != nil {
 		p.rejected.Add(1)
-		return ctx, err
 	}
-	return ctx, nil
+	return ctx, err
 }

@@ -28,7 +28,7 @@ func NewPoolWithFuncGeneric[T any](size int, pf func(T), options ...Option) (*Po
 		return nil, ErrLackPoolFunc
 	}
 	p := new(PoolWithFuncGeneric[T])
-	if err := p.init(size, func(_ *goWorker[T], arg T) { pf(arg) }, options); err != nil {
+	if err := p.init(size, applyEach(pf), options); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -55,4 +55,13 @@ func (p *PoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error
 // ErrPoolOverload when no worker and no buffer slot is free right now.
 func (p *PoolWithFuncGeneric[T]) TryInvoke(arg T) error {
 	return p.submit(context.Background(), arg, true)
+}
+
+// applyEach returns the engine's task function for a pool that calls pf
+// with each argument, or nil if pf is nil.
+func applyEach[T any](pf func(T)) func(*goWorker[T], T) {
+	if pf == nil {
+		return nil
+	}
+	return func(_ *goWorker[T], arg T) { pf(arg) }
 }

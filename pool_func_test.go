@@ -65,6 +65,9 @@ func TestPoolWithFuncInvoke(t *testing.T) {
 		p.Release()
 		assert.ErrorIs(t, p.Invoke(nil), ants.ErrPoolClosed)
 		assert.ErrorIs(t, p.Invoke(1), ants.ErrPoolClosed)
-		assertNoRecv(t, called, "a call on a released pool")
+		// Once no goroutine of the pool is left, none can call it later.
+		p.Reboot()
+		require.NoError(t, p.ReleaseTimeout(long))
+		assert.Empty(t, called, "a call on a released pool")
 	})
 }

@@ -18,141 +18,13 @@ import (
 )
 
 // long bounds every wait for something that must happen; reaching it fails
-// the test. brief is the window of the few "must not happen" checks.
+// the test. brief is the window of the "must not happen" checks that no
+// synchronisation can replace (see assertNoRecv), and a timeout meant to
+// expire.
 const (
 	long  = 5 * time.Second
 	brief = 20 * time.Millisecond
 )
-
-// poolAPI is the part of the API that the three pool kinds share.
-type poolAPI interface {
-	commonAPI
-	Release()
-}
-
-// commonAPI is what every pool kind, single or multi, has.
-type commonAPI interface {
-	Running() int
-	Free() int
-	Waiting() int
-	Cap() int
-	Tune(size int)
-	IsClosed() bool
-	ReleaseTimeout(timeout time.Duration) error
-	ReleaseContext(ctx context.Context) error
-	Reboot()
-	Stats() ants.Stats
-}
-
-// testPool gives every pool kind one shape: submit runs a func() on the pool,
-// through Submit for Pool and through Invoke for the function pools.
-type testPool struct {
-	poolAPI
-	submit        func(task func()) error
-	trySubmit     func(task func()) error
-	submitContext func(ctx context.Context, task func()) error
-}
-
-// poolKind builds pools of one kind.
-type poolKind struct {
-	name    string
-	newPool func(size int, opts ...ants.Option) (*testPool, error)
-}
-
-var poolKinds = []poolKind{
-	{name: "Pool", newPool: newPlainPool},
-	{name: "PoolWithFunc", newPool: newFuncPool},
-	{name: "PoolWithFuncGeneric", newPool: newGenericPool},
-}
-
-func newPlainPool(size int, opts ...ants.Option) (*testPool, error) {
-	p, err := ants.NewPool(size, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testPool{poolAPI: p, submit: p.Submit, trySubmit: p.TrySubmit, submitContext: p.SubmitContext}, nil
-}
-
-func newFuncPool(size int, opts ...ants.Option) (*testPool, error) {
-	p, err := ants.NewPoolWithFunc(size, func(arg any) { arg.(func())() }, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testPool{
-		poolAPI:       p,
-		submit:        func(task func()) error { return p.Invoke(task) },
-		trySubmit:     func(task func()) error { return p.TryInvoke(task) },
-		submitContext: func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, task) },
-	}, nil
-}
-
-func newGenericPool(size int, opts ...ants.Option) (*testPool, error) {
-	var tickets ticketTable
-	p, err := ants.NewPoolWithFuncGeneric(size, tickets.redeem, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &testPool{
-		poolAPI:       p,
-		submit:        func(task func()) error { return p.Invoke(tickets.issue(task)) },
-		trySubmit:     func(task func()) error { return p.TryInvoke(tickets.issue(task)) },
-		submitContext: func(ctx context.Context, task func()) error { return p.InvokeContext(ctx, tickets.issue(task)) },
-	}, nil
-}
-
-// ticketTable lets a pool of int arguments run arbitrary tasks: each task is
-// stored under a fresh int, and the pool function runs the task of the int it
-// is given. Entries are never removed, so a task run twice runs twice.
-type ticketTable struct {
-	mu    sync.Mutex
-	tasks []func()
-}
-
-func (tt *ticketTable) issue(task func()) int {
-	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	tt.tasks = append(tt.tasks, task)
-	return len(tt.tasks) - 1
-}
-
-func (tt *ticketTable) redeem(id int) {
-	tt.mu.Lock()
-	task := tt.tasks[id]
-	tt.mu.Unlock()
-	task()
-}
-
-// mustNew returns a pool that is released, and whose goroutines have all
-// exited, when the test ends. Create gates after the pool, so that their
-// cleanup, which lets blocked tasks finish, runs before the pool's.
-func (k poolKind) mustNew(t *testing.T, size int, opts ...ants.Option) *testPool {
-	t.Helper()
-	p, err := k.newPool(size, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		p.Reboot()
-		assert.NoError(t, p.ReleaseTimeout(long), "releasing the pool at the end of the test")
-	})
-	return p
-}
-
-// runKinds runs test once per kind that keep accepts (nil: every kind), as
-// a subtest named by name; the forEach helpers of the test files are it,
-// for their own kinds.
-func runKinds[K any](t *testing.T, kinds []K, name func(K) string, keep func(K) bool, test func(*testing.T, K)) {
-	t.Helper()
-	for _, k := range kinds {
-		if keep == nil || keep(k) {
-			t.Run(name(k), func(t *testing.T) { test(t, k) })
-		}
-	}
-}
-
-// forEachKind runs test once per pool kind, as a subtest named for the kind.
-func forEachKind(t *testing.T, test func(t *testing.T, k poolKind)) {
-	t.Helper()
-	runKinds(t, poolKinds, func(k poolKind) string { return k.name }, nil, test)
-}
 
 // gate holds back the tasks made by its task method until it is opened.
 type gate struct {
@@ -209,9 +81,38 @@ func boundedContext(t *testing.T) context.Context {
 
 // submitAsync submits task from a new goroutine and returns the result.
 func submitAsync(submit func(func()) error, task func()) <-chan error {
-	errc := make(chan error, 1)
-	go func() { errc <- submit(task) }()
+	return async(func() error { return submit(task) })
+}
+
+// blocked runs call on a new goroutine, waits until p counts n blocked
+// callers, call's among them, and returns call's result.
+func blocked(t *testing.T, p interface{ Waiting() int }, n int, call func() error) <-chan error {
+	t.Helper()
+	errc := async(call)
+	waitWaiting(t, p, n)
 	return errc
+}
+
+// startIdle makes p start n workers, with n tasks at once, and waits
+// until all n are idle.
+func startIdle(t *testing.T, p *testPool, n int) {
+	t.Helper()
+	g := newGate(t)
+	occupy(t, p, g, n)
+	g.open()
+	waitIdle(t, p, n)
+}
+
+// blockedSubmits submits task from n new goroutines, waits until all n
+// are blocked in p, and returns their results.
+func blockedSubmits(t *testing.T, p *testPool, n int, task func()) []<-chan error {
+	t.Helper()
+	results := make([]<-chan error, n)
+	for i := range results {
+		results[i] = submitAsync(p.submit, task)
+	}
+	waitWaiting(t, p, n)
+	return results
 }
 
 // submitNow submits task and returns the result, failing the test if the
@@ -238,7 +139,16 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 	}
 }
 
-// assertNoRecv checks that nothing arrives on ch for a brief while.
+// assertNoRecv checks that nothing arrives on ch for a brief while: that a
+// call does not return, or a task does not run, while the test still holds
+// back what it waits for. The window suffices because what it watches is
+// already under way when it starts (async returns only once its goroutine
+// runs the call; a task's submit has returned), and it waits for nothing
+// but what the test holds: done wrong, it would deliver within
+// microseconds of its own work, a thousandth of brief. Where the end state
+// can show the bad event instead, the tests check that (a refused task
+// after ReleaseTimeout; what a returning call must have seen, recorded as
+// it returns).
 func assertNoRecv[T any](t *testing.T, ch <-chan T, what string) {
 	t.Helper()
 	select {
@@ -335,14 +245,14 @@ func TestPoolConstructors(t *testing.T) {
 	})
 	t.Run("PreAlloc with an unlimited size is refused", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p, err := k.newPool(0, ants.WithPreAlloc(true))
+			p, err := k.new(0, ants.WithPreAlloc(true))
 			assert.ErrorIs(t, err, ants.ErrInvalidPreAllocSize)
 			assert.Nil(t, p)
 		})
 	})
 	t.Run("a negative expiry is refused unless purging is disabled", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p, err := k.newPool(1, ants.WithExpiryDuration(-time.Second))
+			p, err := k.new(1, ants.WithExpiryDuration(-time.Second))
 			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
 			assert.Nil(t, p)
 
@@ -359,8 +269,7 @@ func TestPoolConstructors(t *testing.T) {
 			g := newGate(t)
 			occupy(t, p, g, 3)
 			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
+			errc := blocked(t, p, 1, func() error { return p.submit(signal(ran)) })
 			assert.Equal(t, 3, p.Running())
 			g.open()
 			require.NoError(t, recv(t, errc, "the blocked Submit"))
@@ -379,7 +288,7 @@ func TestPoolConstructors(t *testing.T) {
 	})
 	t.Run("WithOptions replaces the options given before it", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			_, err := k.newPool(1, ants.WithDisablePurge(true), ants.WithOptions(ants.Options{ExpiryDuration: -1}))
+			_, err := k.new(1, ants.WithDisablePurge(true), ants.WithOptions(ants.Options{ExpiryDuration: -1}))
 			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
 
 			p := k.mustNew(t, 1, ants.WithOptions(ants.Options{Nonblocking: true, DisablePurge: true}))
@@ -405,16 +314,10 @@ func TestPoolCapacity(t *testing.T) {
 	})
 	t.Run("a full pool blocks callers until a worker is free", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, g := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 
 			ran := make(chan struct{}, 3)
-			var results []<-chan error
-			for i := 0; i < 3; i++ {
-				results = append(results, submitAsync(p.submit, signal(ran)))
-			}
-			waitWaiting(t, p, 3)
+			results := blockedSubmits(t, p, 3, signal(ran))
 			assertNoRecv(t, ran, "a task of a blocked caller")
 
 			g.open()
@@ -430,23 +333,18 @@ func TestPoolCapacity(t *testing.T) {
 	})
 	t.Run("a Nonblocking pool refuses tasks when full", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 2)
+			p, _ := k.mustNewFull(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 			assert.Equal(t, 0, p.Waiting())
 		})
 	})
 	t.Run("MaxBlockingTasks lets that many callers wait and refuses the next", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithMaxBlockingTasks(2), ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, g := k.mustNewFull(t, 1, ants.WithMaxBlockingTasks(2), ants.WithDisablePurge(true))
 
 			ran := make(chan struct{}, 2)
 			first := submitAsync(p.submit, signal(ran))
-			second := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 2)
+			second := blocked(t, p, 2, func() error { return p.submit(signal(ran)) })
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 
 			g.open()
@@ -528,7 +426,7 @@ func TestPoolExpiry(t *testing.T) {
 			ignore := goleak.IgnoreCurrent()
 			c := ants.NewFakeClock()
 			p := k.mustNew(t, 3, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry))
-			assert.False(t, c.TryTick(brief), "a purge goroutine runs before the first task")
+			assert.Equal(t, ants.PoolProbe{}, p.probe(), "a goroutine runs before the first task")
 
 			for round := 0; round < 2; round++ {
 				done := make(chan struct{})
@@ -542,7 +440,9 @@ func TestPoolExpiry(t *testing.T) {
 				// purge goroutine: none of the pool's goroutines is left.
 				goleak.VerifyNone(t, ignore)
 				assert.Equal(t, 0, p.Running())
-				assert.False(t, c.TryTick(brief), "the purge goroutine outlived the last worker")
+				pr := p.probe()
+				assert.False(t, pr.Purging, "the purge goroutine outlived the last worker")
+				assert.Zero(t, pr.Live, "a goroutine of the pool outlived the last worker")
 			}
 		})
 	})
@@ -554,7 +454,9 @@ func TestPoolExpiry(t *testing.T) {
 			require.NoError(t, p.submit(signal(done)))
 			recv(t, done, "the task")
 			waitIdle(t, p, 1)
-			assert.False(t, c.TryTick(brief), "a purge goroutine runs with purging disabled")
+			pr := p.probe()
+			assert.False(t, pr.Purging, "a purge goroutine runs with purging disabled")
+			assert.Equal(t, 1, pr.Live, "goroutines of the pool")
 			assert.Equal(t, 1, p.Running())
 		})
 	})
@@ -630,16 +532,10 @@ func TestPoolTune(t *testing.T) {
 	})
 	t.Run("growing starts the tasks of blocked callers at once", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, g := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 
 			started := make(chan struct{}, 3)
-			var results []<-chan error
-			for i := 0; i < 3; i++ {
-				results = append(results, submitAsync(p.submit, g.task(started)))
-			}
-			waitWaiting(t, p, 3)
+			results := blockedSubmits(t, p, 3, g.task(started))
 
 			p.Tune(3)
 			assert.Equal(t, 3, p.Cap())
@@ -660,10 +556,7 @@ func TestPoolTune(t *testing.T) {
 	t.Run("shrinking stops surplus idle workers at once", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 4, ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 4)
-			g.open()
-			waitIdle(t, p, 4)
+			startIdle(t, p, 4)
 
 			p.Tune(1)
 			assert.Equal(t, 1, p.Stats().Idle, "the surplus idle workers are stopped by Tune itself")
@@ -673,9 +566,7 @@ func TestPoolTune(t *testing.T) {
 	})
 	t.Run("busy workers above a shrunk capacity exit after their task", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 3, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 3)
+			p, g := k.mustNewFull(t, 3, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 
 			p.Tune(1)
 			assert.Equal(t, 1, p.Cap())
@@ -692,10 +583,7 @@ func TestPoolTune(t *testing.T) {
 	t.Run("a shrunk capacity binds new tasks at once", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-			first := newGate(t)
-			occupy(t, p, first, 2)
-			first.open()
-			waitIdle(t, p, 2)
+			startIdle(t, p, 2)
 
 			p.Tune(1)
 			occupy(t, p, newGate(t), 1)
@@ -752,9 +640,7 @@ func TestPoolStats(t *testing.T) {
 	})
 	t.Run("Queued counts buffered tasks", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithQueueSize(2), ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
+			p, g := k.mustNewFull(t, 1, ants.WithQueueSize(2), ants.WithDisablePurge(true))
 			require.NoError(t, p.submit(func() {}))
 			require.NoError(t, p.submit(func() {}))
 			s := p.Stats()
@@ -776,8 +662,7 @@ func testStatsCounters(t *testing.T, k poolKind) {
 	g := newGate(t)
 	occupy(t, p, g, 1)
 	ran := make(chan struct{}, 1)
-	blocked := submitAsync(p.submit, signal(ran))
-	waitWaiting(t, p, 1)
+	waiter := blocked(t, p, 1, func() error { return p.submit(signal(ran)) })
 	assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 	s := p.Stats()
 	assert.Equal(t, 1, s.Cap)
@@ -788,7 +673,7 @@ func testStatsCounters(t *testing.T, k poolKind) {
 	assert.Equal(t, uint64(1), s.Rejected)
 
 	g.open()
-	require.NoError(t, recv(t, blocked, "the blocked Submit"))
+	require.NoError(t, recv(t, waiter, "the blocked Submit"))
 	recv(t, ran, "the blocked caller's task")
 	waitIdle(t, p, 1)
 	require.NoError(t, p.submit(func() { panic("counted") }))
@@ -818,19 +703,16 @@ func TestPoolRelease(t *testing.T) {
 			assert.True(t, p.IsClosed())
 			ran := make(chan struct{}, 1)
 			assert.ErrorIs(t, submitNow(t, p.submit, signal(ran)), ants.ErrPoolClosed)
-			assertNoRecv(t, ran, "a task refused by a released pool")
+			// Once no goroutine of the pool is left, none can run it later.
+			p.Reboot()
+			require.NoError(t, p.ReleaseTimeout(long))
+			assert.Empty(t, ran, "a task refused by a released pool ran")
 		})
 	})
 	t.Run("Release wakes blocked callers with ErrPoolClosed", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithDisablePurge(true))
-			g := newGate(t)
-			occupy(t, p, g, 1)
-			var results []<-chan error
-			for i := 0; i < 3; i++ {
-				results = append(results, submitAsync(p.submit, func() { t.Error("a task refused by Release ran") }))
-			}
-			waitWaiting(t, p, 3)
+			p, _ := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
+			results := blockedSubmits(t, p, 3, func() { t.Error("a task refused by Release ran") })
 
 			p.Release()
 			for _, errc := range results {
@@ -866,23 +748,27 @@ func TestPoolRelease(t *testing.T) {
 			}))
 			recv(t, started, "the task")
 
-			errc := make(chan error, 1)
-			go func() { errc <- p.ReleaseTimeout(long) }()
+			errc := asyncChecked(func() error { return p.ReleaseTimeout(long) }, func() {
+				assert.True(t, finished.Load(), "ReleaseTimeout returned before the task finished")
+			})
 			waitUntil(t, "the pool is closed", p.IsClosed)
 			assertNoRecv(t, errc, "ReleaseTimeout returning while a task runs")
 			g.open()
 			assert.NoError(t, recv(t, errc, "ReleaseTimeout"))
-			assert.True(t, finished.Load())
 			assert.Equal(t, 0, p.Running())
 		})
 	})
 	t.Run("ReleaseTimeout returns ErrTimeout while a task outlasts it", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forEveryPool(t, func(t *testing.T, k poolKind) {
 			ignore := goleak.IgnoreCurrent()
 			p := k.mustNew(t, 2)
 			g := newGate(t)
 			occupy(t, p, g, 1)
-			assert.ErrorIs(t, p.ReleaseTimeout(10*time.Millisecond), ants.ErrTimeout)
+			err := p.ReleaseTimeout(10 * time.Millisecond)
+			assert.ErrorIs(t, err, ants.ErrTimeout)
+			if p.members > 1 {
+				assert.EqualError(t, err, "pool 0: operation timed out", "the member pool that holds the task, and only it")
+			}
 			assert.True(t, p.IsClosed())
 
 			// Once the task ends, nothing of the pool is left behind.
@@ -893,17 +779,21 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseContext returns the context's error if it ends first", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forEveryPool(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			occupy(t, p, newGate(t), 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			assert.ErrorIs(t, p.ReleaseContext(ctx), context.Canceled)
+			err := p.ReleaseContext(ctx)
+			assert.ErrorIs(t, err, context.Canceled)
+			if p.members > 1 {
+				assert.EqualError(t, err, "pool 0: context canceled")
+			}
 			assert.True(t, p.IsClosed())
 		})
 	})
 	t.Run("ReleaseContext with a nil context returns without waiting", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forEveryPool(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			occupy(t, p, newGate(t), 1) // held until the test ends
 			var ctx context.Context
@@ -1022,7 +912,7 @@ func TestPoolRelease(t *testing.T) {
 	t.Run("a caller racing Release does not wait for a busy task", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			for i := 0; i < 50; i++ {
-				p, err := k.newPool(1, ants.WithDisablePurge(true))
+				p, err := k.new(1, ants.WithDisablePurge(true))
 				require.NoError(t, err)
 				g := &gate{ch: make(chan struct{})}
 				occupy(t, p, g, 1)
@@ -1142,82 +1032,69 @@ func testExactlyOnce(t *testing.T, p *testPool) {
 }
 
 func TestPoolLosesNoWakeUp(t *testing.T) {
-	// The pools run with a fake clock that never ticks, so that the purge
-	// goroutine cannot be what wakes a caller.
-	t.Run("a worker finishing wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()))
-			g := newGate(t)
-			occupy(t, p, g, 1)
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
-			g.open()
-			assert.NoError(t, recv(t, errc, "the blocked Submit"))
-			recv(t, ran, "the blocked caller's task")
+	// Each case holds the only worker with a task, blocks a caller behind
+	// it, and frees the worker one way: the caller must be woken. The pools
+	// run with a fake clock that never ticks, so that the purge goroutine
+	// cannot be what wakes it.
+	for _, c := range []struct {
+		name string
+		opts []ants.Option
+		// then is what the held task does once its gate opens.
+		then func()
+		// free frees the worker; nil: open the gate.
+		free func(p *testPool)
+		// want is the blocked caller's result; its task runs if it is nil.
+		want error
+		// after checks the pool once the caller's task has run.
+		after func(t *testing.T, p *testPool)
+	}{
+		{name: "a worker finishing wakes a blocked caller", then: func() {}},
+		{
+			name: "a panicking task wakes a blocked caller",
+			opts: []ants.Option{ants.WithPanicHandler(func(any) {})},
+			then: func() { panic("release the worker") },
+		},
+		{name: "growing the pool wakes a blocked caller", free: func(p *testPool) { p.Tune(2) }},
+		{
+			name: "a task ending its goroutine with runtime.Goexit wakes a blocked caller",
+			then: runtime.Goexit,
+			after: func(t *testing.T, p *testPool) {
+				waitIdle(t, p, 1)
+				assert.Equal(t, 1, p.Running())
+				assert.Equal(t, uint64(1), p.Stats().Panicked)
+			},
+		},
+		{name: "Release wakes a blocked caller", free: func(p *testPool) { p.Release() }, want: ants.ErrPoolClosed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			forEachKind(t, func(t *testing.T, k poolKind) {
+				p := k.mustNew(t, 1, append(c.opts, ants.WithFakeClock(ants.NewFakeClock()))...)
+				g := newGate(t)
+				started := make(chan struct{}, 1)
+				require.NoError(t, p.submit(func() {
+					g.task(started)()
+					if c.then != nil {
+						c.then()
+					}
+				}))
+				recv(t, started, "the held task")
+				ran := make(chan struct{}, 1)
+				errc := blocked(t, p, 1, func() error { return p.submit(signal(ran)) })
+				if c.free == nil {
+					g.open()
+				} else {
+					c.free(p)
+				}
+				assert.ErrorIs(t, recv(t, errc, "the blocked Submit"), c.want)
+				if c.want == nil {
+					recv(t, ran, "the blocked caller's task")
+				}
+				if c.after != nil {
+					c.after(t, p)
+				}
+			})
 		})
-	})
-	t.Run("a panicking task wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()), ants.WithPanicHandler(func(any) {}))
-			g := newGate(t)
-			started := make(chan struct{}, 1)
-			require.NoError(t, p.submit(func() {
-				g.task(started)()
-				panic("release the worker")
-			}))
-			recv(t, started, "the panicking task")
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
-			g.open()
-			assert.NoError(t, recv(t, errc, "the blocked Submit"))
-			recv(t, ran, "the blocked caller's task")
-		})
-	})
-	t.Run("growing the pool wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()))
-			occupy(t, p, newGate(t), 1)
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
-			p.Tune(2)
-			assert.NoError(t, recv(t, errc, "the blocked Submit"))
-			recv(t, ran, "the blocked caller's task")
-		})
-	})
-	t.Run("a task ending its goroutine with runtime.Goexit wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()))
-			g := newGate(t)
-			started := make(chan struct{}, 1)
-			require.NoError(t, p.submit(func() {
-				g.task(started)()
-				runtime.Goexit()
-			}))
-			recv(t, started, "the exiting task")
-			ran := make(chan struct{}, 1)
-			errc := submitAsync(p.submit, signal(ran))
-			waitWaiting(t, p, 1)
-			g.open()
-			assert.NoError(t, recv(t, errc, "the blocked Submit"))
-			recv(t, ran, "the blocked caller's task")
-			waitIdle(t, p, 1)
-			assert.Equal(t, 1, p.Running())
-			assert.Equal(t, uint64(1), p.Stats().Panicked)
-		})
-	})
-	t.Run("Release wakes a blocked caller", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 1, ants.WithFakeClock(ants.NewFakeClock()))
-			occupy(t, p, newGate(t), 1)
-			errc := submitAsync(p.submit, func() {})
-			waitWaiting(t, p, 1)
-			p.Release()
-			assert.ErrorIs(t, recv(t, errc, "the blocked Submit"), ants.ErrPoolClosed)
-		})
-	})
+	}
 	t.Run("callers contending for few workers all get through", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, k poolKind) {
 			for _, size := range []int{1, 2} {

@@ -13,51 +13,50 @@ import (
 )
 
 func TestStats(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, m poolMaker) {
+	forEveryPool(t, func(t *testing.T, k poolKind) {
 		t.Run("a snapshot reports every field", func(t *testing.T) {
 			var handled atomic.Int32
-			p := m.mustMake(t, 2, ants.WithQueueSize(1), ants.WithDisablePurge(true),
+			p := k.mustNew(t, 2, ants.WithQueueSize(1), ants.WithDisablePurge(true),
 				ants.WithPanicHandler(func(any) { handled.Add(1) }))
-			sp := p.subPools
-			assert.Equal(t, ants.Stats{Cap: 2 * sp}, p.stats(), "a new pool")
+			sp := p.members
+			assert.Equal(t, ants.Stats{Cap: 2 * sp}, p.Stats(), "a new pool")
 
 			l := newGate(t)
-			occupyAll(t, p, l)
+			occupy(t, p, l, p.Cap())
 			for range sp {
 				require.NoError(t, p.submit(func() {}))
 			}
-			waiter := async(func() error { return p.submit(func() {}) })
-			waitUntil(t, "a caller waits", func() bool { return p.waiting() == 1 })
+			waiter := blocked(t, p, 1, func() error { return p.submit(func() {}) })
 			assert.Equal(t, ants.Stats{
 				Cap: 2 * sp, Running: 2 * sp, Waiting: 1, Queued: sp, Submitted: uint64(3 * sp),
-			}, p.stats(), "a full pool")
+			}, p.Stats(), "a full pool")
 
 			assert.ErrorIs(t, p.trySubmit(func() {}), ants.ErrPoolOverload)
-			assert.ErrorIs(t, p.submitCtx(cancelledContext(), func() {}), context.Canceled)
-			assert.Equal(t, uint64(2), p.stats().Rejected)
+			assert.ErrorIs(t, p.submitContext(cancelledContext(), func() {}), context.Canceled)
+			assert.Equal(t, uint64(2), p.Stats().Rejected)
 
 			l.open()
 			require.NoError(t, recv(t, waiter, "the waiting caller"))
-			waitUntil(t, "every worker is idle", func() bool { return p.stats().Idle == 2*sp })
+			waitUntil(t, "every worker is idle", func() bool { return p.Stats().Idle == 2*sp })
 			assert.Equal(t, ants.Stats{
 				Cap: 2 * sp, Running: 2 * sp, Idle: 2 * sp,
 				Submitted: uint64(3*sp + 1), Completed: uint64(3*sp + 1), Rejected: 2,
-			}, p.stats(), "a quiet pool")
+			}, p.Stats(), "a quiet pool")
 
 			require.NoError(t, p.submit(func() { panic("counted") }))
-			waitUntil(t, "the panic is counted", func() bool { return p.stats().Panicked == 1 })
-			require.NoError(t, p.releaseTimeout(long))
+			waitUntil(t, "the panic is counted", func() bool { return p.Stats().Panicked == 1 })
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolClosed)
 			assert.Equal(t, ants.Stats{
 				Cap:       2 * sp,
 				Submitted: uint64(3*sp + 2), Completed: uint64(3*sp + 1), Panicked: 1, Rejected: 3,
-			}, p.stats(), "a released pool")
+			}, p.Stats(), "a released pool")
 			assert.Equal(t, int32(1), handled.Load())
 		})
 
 		t.Run("the counters add up under concurrent load", func(t *testing.T) {
 			var handled atomic.Uint64
-			p := m.mustMake(t, 2, ants.WithQueueSize(2), ants.WithPanicHandler(func(any) { handled.Add(1) }))
+			p := k.mustNew(t, 2, ants.WithQueueSize(2), ants.WithPanicHandler(func(any) { handled.Add(1) }))
 			cancelled := cancelledContext()
 
 			const goroutines, calls = 8, 300
@@ -80,7 +79,7 @@ func TestStats(t *testing.T) {
 						case 0:
 							err = p.submit(task)
 						case 1:
-							err = p.submitCtx(context.Background(), task)
+							err = p.submitContext(context.Background(), task)
 						case 2:
 							err = p.trySubmit(task)
 							if err != nil {
@@ -88,7 +87,7 @@ func TestStats(t *testing.T) {
 								assert.ErrorIs(t, err, ants.ErrPoolOverload)
 							}
 						case 3:
-							err = p.submitCtx(cancelled, task)
+							err = p.submitContext(cancelled, task)
 							assert.ErrorIs(t, err, context.Canceled)
 						}
 						if err != nil {
@@ -103,10 +102,10 @@ func TestStats(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			require.NoError(t, p.releaseTimeout(long)) // every accepted task has ended
+			require.NoError(t, p.ReleaseTimeout(long)) // every accepted task has ended
 			t.Logf("%d tasks accepted, %d TrySubmit calls refused", accepted.Load(), refusedTry.Load())
 
-			s := p.stats()
+			s := p.Stats()
 			assert.Equal(t, accepted.Load(), s.Submitted)
 			assert.Equal(t, ran.Load(), s.Completed)
 			assert.Equal(t, acceptedPanics.Load(), s.Panicked)

@@ -169,10 +169,6 @@ func (s *Stream) record(err error) {
 // callTask calls task and returns its callback, or a *PanicError if it
 // panics.
 func callTask(task func() func()) (cb func(), err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			cb, err = nil, newPanicError(r)
-		}
-	}()
+	defer recoverPanic(&err)
 	return task(), nil
 }

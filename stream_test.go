@@ -27,10 +27,10 @@ func TestStream(t *testing.T) {
 	forEachParent(t, testStream)
 }
 
-func testStream(t *testing.T, k parentKind) {
+func testStream(t *testing.T, k poolKind) {
 	t.Run("callbacks run in the order of Go, each after its task, even when the tasks finish in reverse", func(t *testing.T) {
 		const n = 6
-		p, _ := k.new(t, n)
+		p := k.parent(t, n)
 		s := ants.NewStream(p)
 		out := newOrderLog(t)
 		// Task i finishes only after task i+1 has: the last one first.
@@ -57,7 +57,7 @@ func testStream(t *testing.T, k parentKind) {
 
 	t.Run("many tasks: callbacks one at a time, in order", func(t *testing.T) {
 		const n = 2000
-		p, _ := k.new(t, 4)
+		p := k.parent(t, 4)
 		s := ants.NewStream(p)
 		out := newOrderLog(t)
 		for i := range n {
@@ -69,7 +69,7 @@ func testStream(t *testing.T, k parentKind) {
 
 	t.Run("Go from many goroutines keeps each one's order", func(t *testing.T) {
 		const goroutines, per = 8, 200
-		p, _ := k.new(t, 4)
+		p := k.parent(t, 4)
 		s := ants.NewStream(p)
 		out := newOrderLog(t)
 		fromSources(goroutines, per, func(g, i int) {
@@ -83,7 +83,7 @@ func testStream(t *testing.T, k parentKind) {
 	})
 
 	t.Run("a nil callback is skipped and a nil task keeps its place with ErrNilTask", func(t *testing.T) {
-		p, _ := k.new(t, 2)
+		p := k.parent(t, 2)
 		s := ants.NewStream(p)
 		out := newOrderLog(t)
 		var ran atomic.Int32
@@ -98,7 +98,7 @@ func testStream(t *testing.T, k parentKind) {
 
 	t.Run("a panicking task is reported and the later callbacks still run", func(t *testing.T) {
 		var handled atomic.Int32
-		p, _ := k.new(t, 2, ants.WithPanicHandler(func(any) { handled.Add(1) }))
+		p := k.parent(t, 2, ants.WithPanicHandler(func(any) { handled.Add(1) }))
 		s := ants.NewStream(p)
 		out := newOrderLog(t)
 		s.Go(func() func() { return out.put(0) })
@@ -114,7 +114,7 @@ func testStream(t *testing.T, k parentKind) {
 	})
 
 	t.Run("a panicking callback is reported, the later callbacks still run, and Wait keeps the first", func(t *testing.T) {
-		p, _ := k.new(t, 2)
+		p := k.parent(t, 2)
 		s := ants.NewStream(p)
 		out := newOrderLog(t)
 		s.Go(func() func() { return out.put(0) })
@@ -134,7 +134,7 @@ func testStream(t *testing.T, k parentKind) {
 	})
 
 	t.Run("a refused task keeps its place and does not hold back the later callbacks", func(t *testing.T) {
-		p, _ := k.new(t, 2)
+		p := k.parent(t, 2)
 		errRefused := errors.New("refused")
 		r := &refusing{Submitter: p, refuse: func(n int) error {
 			if n%3 == 1 {
@@ -156,8 +156,8 @@ func testStream(t *testing.T, k parentKind) {
 	})
 
 	t.Run("a stream on a released pool reports ErrPoolClosed and runs nothing", func(t *testing.T) {
-		p, release := k.new(t, 2)
-		release()
+		p := k.parent(t, 2)
+		p.Release()
 		s := ants.NewStream(p)
 		var ran atomic.Int32
 		for range 3 {
@@ -168,21 +168,25 @@ func testStream(t *testing.T, k parentKind) {
 	})
 
 	t.Run("Wait waits for the callbacks and returns nil with nothing to wait for", func(t *testing.T) {
-		p, _ := k.new(t, 2)
+		p := k.parent(t, 2)
 		s := ants.NewStream(p)
 		require.NoError(t, recv(t, waitStream(s), "Wait on a new stream"))
 		l := newGate(t)
 		started := make(chan struct{}, 1)
-		s.Go(func() func() { return l.task(started) })
+		var returned atomic.Bool
+		held := l.task(started)
+		s.Go(func() func() { return func() { held(); returned.Store(true) } })
 		recv(t, started, "the callback to start")
-		wait := waitStream(s)
+		wait := asyncChecked(s.Wait, func() {
+			assert.True(t, returned.Load(), "Wait returned before the callback did")
+		})
 		assertNoRecv(t, wait, "Wait returning while a callback runs")
 		l.open()
 		require.NoError(t, recv(t, wait, "Wait"))
 	})
 
 	t.Run("a stream never runs more than one submission per task", func(t *testing.T) {
-		p, _ := k.new(t, 3)
+		p := k.parent(t, 3)
 		r := &refusing{Submitter: p}
 		s := ants.NewStream(r)
 		var ran atomic.Int32
@@ -199,8 +203,8 @@ func testStream(t *testing.T, k parentKind) {
 // and bounds what piles up: once StreamWindow tasks are outstanding, Go
 // waits until the first one finishes.
 func TestStreamSlowFirstTaskBoundsMemory(t *testing.T) {
-	forEachParent(t, func(t *testing.T, k parentKind) {
-		p, _ := k.new(t, 4)
+	forEachParent(t, func(t *testing.T, k poolKind) {
+		p := k.parent(t, 4)
 		s := ants.NewStream(p)
 		out := newOrderLog(t)
 		l := newGate(t)

@@ -19,11 +19,11 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// The stress test runs every pool kind, and sub-pools on a Pool and nested
-// on a MultiPool (the configuration is their pool's), under every
-// configuration that changes how a task is placed, while several goroutines
-// submit in every way the API allows and, at the same time, tune, release,
-// reboot and release with a timeout. A real clock with an expiry of a few milliseconds keeps the
+// The stress test runs every pool kind (kinds_test.go; a sub-pool's
+// configuration is its pool's) under every configuration that changes how
+// a task is placed, while several goroutines submit in every way the API
+// allows and, at the same time, tune, release, reboot and release with a
+// timeout. A real clock with an expiry of a few milliseconds keeps the
 // purge running throughout. It checks, while it runs and at each quiet point:
 //
 //   - every task whose submit returned nil ran exactly once, and no task
@@ -48,7 +48,7 @@ const (
 )
 
 // stressDuration is how long each pool kind and configuration is hammered;
-// 7 kinds x 7 configurations make it about 10 s in all.
+// 8 kinds x 7 configurations make it about 11 s in all.
 func stressDuration() time.Duration {
 	if testing.Short() {
 		return 20 * time.Millisecond
@@ -90,213 +90,49 @@ var stressConfigs = []stressConfig{
 	{name: "PreAlloc with QueueSize and MaxBlockingTasks", size: 3, preAlloc: true, queueSize: 2, maxBlocking: 1},
 }
 
-// stressTarget is the one shape the stress test gives every pool kind. The
-// task argument a encodes a task id and what the task does (stressTaskKind).
-type stressTarget struct {
-	submit         func(a int) error
-	submitContext  func(ctx context.Context, a int) error
-	trySubmit      func(a int) error
-	submitter      ants.Submitter // for groups; nil for the function pools
-	tune           func(size int)
-	release        func()
-	releaseTimeout func(d time.Duration) error
-	reboot         func()
-	running        func() int
-	capacity       func() int
-	waiting        func() int
-	stats          func() ants.Stats
-	subPools       int
-	runningByIndex func(i int) (int, error)
+// The stress test runs on every kind of kinds_test.go. Its tasks are
+// h.task(a): the argument a encodes a task id and what the task does
+// (stressTaskKind). A sub-pool's pools below it take part: Release closes
+// one level at random, so that submits also meet a released parent, Reboot
+// reopens them all, a quiet point needs them quiet too, and the final
+// release closes every level.
 
-	// For a sub-pool: its callers wait for a slot whatever the parent's
-	// options say; its parents must be quiet too at a quiet point; and the
-	// final release closes every level.
-	subpool      bool
-	parentsQuiet func() bool
-	finalRelease func(d time.Duration) error
+// stressRelease releases p or, for a sub-pool, one of the pools below it,
+// at random.
+func stressRelease(p *testPool) {
+	levels := p.levels()
+	levels[rand.IntN(len(levels))].Release()
 }
 
-type stressKind struct {
-	name string
-	new  func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error)
-}
-
-const stressSubPools = 2
-
-var stressKinds = []stressKind{
-	{"Pool", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
-		p, err := ants.NewPool(size, opts...)
-		if err != nil {
-			return nil, err
-		}
-		task := func(a int) func() { return func() { h.run(a) } }
-		return &stressTarget{
-			submit:         func(a int) error { return p.Submit(task(a)) },
-			submitContext:  func(ctx context.Context, a int) error { return p.SubmitContext(ctx, task(a)) },
-			trySubmit:      func(a int) error { return p.TrySubmit(task(a)) },
-			submitter:      p,
-			tune:           p.Tune,
-			release:        p.Release,
-			releaseTimeout: p.ReleaseTimeout,
-			reboot:         p.Reboot,
-			running:        p.Running,
-			capacity:       p.Cap,
-			waiting:        p.Waiting,
-			stats:          p.Stats,
-			subPools:       1,
-		}, nil
-	}},
-	{"PoolWithFunc", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
-		p, err := ants.NewPoolWithFunc(size, func(a any) { h.run(a.(int)) }, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &stressTarget{
-			submit:         func(a int) error { return p.Invoke(a) },
-			submitContext:  func(ctx context.Context, a int) error { return p.InvokeContext(ctx, a) },
-			trySubmit:      func(a int) error { return p.TryInvoke(a) },
-			tune:           p.Tune,
-			release:        p.Release,
-			releaseTimeout: p.ReleaseTimeout,
-			reboot:         p.Reboot,
-			running:        p.Running,
-			capacity:       p.Cap,
-			waiting:        p.Waiting,
-			stats:          p.Stats,
-			subPools:       1,
-		}, nil
-	}},
-	{"PoolWithFuncGeneric", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
-		p, err := ants.NewPoolWithFuncGeneric(size, h.run, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &stressTarget{
-			submit:         p.Invoke,
-			submitContext:  p.InvokeContext,
-			trySubmit:      p.TryInvoke,
-			tune:           p.Tune,
-			release:        p.Release,
-			releaseTimeout: p.ReleaseTimeout,
-			reboot:         p.Reboot,
-			running:        p.Running,
-			capacity:       p.Cap,
-			waiting:        p.Waiting,
-			stats:          p.Stats,
-			subPools:       1,
-		}, nil
-	}},
-	{"MultiPool", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
-		p, err := ants.NewMultiPool(stressSubPools, size, ants.RoundRobin, opts...)
-		if err != nil {
-			return nil, err
-		}
-		task := func(a int) func() { return func() { h.run(a) } }
-		return &stressTarget{
-			submit:         func(a int) error { return p.Submit(task(a)) },
-			submitContext:  func(ctx context.Context, a int) error { return p.SubmitContext(ctx, task(a)) },
-			trySubmit:      func(a int) error { return p.TrySubmit(task(a)) },
-			submitter:      p,
-			tune:           p.Tune,
-			release:        func() { _ = p.ReleaseContext(stressNilCtx) },
-			releaseTimeout: p.ReleaseTimeout,
-			reboot:         p.Reboot,
-			running:        p.Running,
-			capacity:       p.Cap,
-			waiting:        p.Waiting,
-			stats:          p.Stats,
-			subPools:       stressSubPools,
-			runningByIndex: p.RunningByIndex,
-		}, nil
-	}},
-	{"MultiPoolWithFunc", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
-		p, err := ants.NewMultiPoolWithFunc(stressSubPools, size, func(a any) { h.run(a.(int)) }, ants.LeastTasks, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &stressTarget{
-			submit:         func(a int) error { return p.Invoke(a) },
-			submitContext:  func(ctx context.Context, a int) error { return p.InvokeContext(ctx, a) },
-			trySubmit:      func(a int) error { return p.TryInvoke(a) },
-			tune:           p.Tune,
-			release:        func() { _ = p.ReleaseContext(stressNilCtx) },
-			releaseTimeout: p.ReleaseTimeout,
-			reboot:         p.Reboot,
-			running:        p.Running,
-			capacity:       p.Cap,
-			waiting:        p.Waiting,
-			stats:          p.Stats,
-			subPools:       stressSubPools,
-			runningByIndex: p.RunningByIndex,
-		}, nil
-	}},
-	{"Subpool", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
-		p, err := ants.NewPool(size+1, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return stressSubpool(h, size, p), nil
-	}},
-	{"Subpool nested on MultiPool", func(h *stressHarness, size int, opts []ants.Option) (*stressTarget, error) {
-		p, err := ants.NewMultiPool(stressSubPools, size, ants.LeastTasks, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return stressSubpool(h, size, ants.NewSubpool(p, size+1), p), nil
-	}},
-}
-
-// stressParent is a level below a stressed sub-pool.
-type stressParent interface {
-	ants.Submitter
-	commonAPI
-}
-
-// stressSubpool returns the target for a sub-pool of size on chain[0], whose
-// own parent is chain[1], and so on. Release closes one level at random, so
-// that submits also meet a released parent; Reboot reopens them all.
-func stressSubpool(h *stressHarness, size int, chain ...stressParent) *stressTarget {
-	s := ants.NewSubpool(chain[0], size)
-	levels := append([]stressParent{s}, chain...)
-	task := func(a int) func() { return func() { h.run(a) } }
-	return &stressTarget{
-		submit:         func(a int) error { return s.Submit(task(a)) },
-		submitContext:  func(ctx context.Context, a int) error { return s.SubmitContext(ctx, task(a)) },
-		trySubmit:      func(a int) error { return s.TrySubmit(task(a)) },
-		submitter:      s,
-		tune:           s.Tune,
-		release:        func() { _ = levels[rand.IntN(len(levels))].ReleaseContext(stressNilCtx) },
-		releaseTimeout: s.ReleaseTimeout,
-		reboot: func() {
-			for _, l := range levels {
-				l.Reboot()
-			}
-		},
-		running:  s.Running,
-		capacity: s.Cap,
-		waiting:  s.Waiting,
-		stats:    s.Stats,
-		subPools: 1,
-		subpool:  true,
-		parentsQuiet: func() bool {
-			for _, l := range chain {
-				st := l.Stats()
-				if st.Completed+st.Panicked != st.Submitted || st.Running != st.Idle {
-					return false
-				}
-			}
-			return true
-		},
-		finalRelease: func(d time.Duration) error {
-			var errs []error
-			for _, l := range levels {
-				if err := l.ReleaseTimeout(d); err != nil {
-					errs = append(errs, err)
-				}
-			}
-			return errors.Join(errs...)
-		},
+// stressReboot reopens p and the pools below it.
+func stressReboot(p *testPool) {
+	for _, l := range p.levels() {
+		l.Reboot()
 	}
+}
+
+// stressReleaseTimeout is ReleaseTimeout of p and of the pools below it,
+// their errors joined.
+func stressReleaseTimeout(p *testPool, d time.Duration) error {
+	var errs []error
+	for _, l := range p.levels() {
+		if err := l.ReleaseTimeout(d); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// stressBelowQuiet reports whether the pools below a sub-pool have finished
+// every task they accepted and have only idle workers.
+func stressBelowQuiet(p *testPool) bool {
+	for _, l := range p.below {
+		st := l.Stats()
+		if st.Completed+st.Panicked != st.Submitted || st.Running != st.Idle {
+			return false
+		}
+	}
+	return true
 }
 
 // What a stress task does, in the low bits of its argument.
@@ -365,6 +201,11 @@ func (h *stressHarness) newID() int {
 		return -1
 	}
 	return int(id)
+}
+
+// task returns the stress task of argument a.
+func (h *stressHarness) task(a int) func() {
+	return func() { h.run(a) }
 }
 
 // run is every stress task's body.
@@ -475,29 +316,25 @@ func (h *stressHarness) waitFor(what string, cond func() bool) {
 
 var errStressTask = errors.New("stress: task failed")
 
-// stressNilCtx is a nil context, for ReleaseContext(nil): release without
-// waiting.
-var stressNilCtx context.Context
-
 func TestStress(t *testing.T) {
-	for _, kind := range stressKinds {
+	forEveryKind(t, func(t *testing.T, kind poolKind) {
 		for _, cfg := range stressConfigs {
-			t.Run(kind.name+"/"+cfg.name, func(t *testing.T) {
+			t.Run(cfg.name, func(t *testing.T) {
 				testStress(t, kind, cfg)
 			})
 		}
-	}
+	})
 }
 
-func testStress(t *testing.T, kind stressKind, cfg stressConfig) {
+func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
 	ignore := goleak.IgnoreCurrent()
 	h := newStressHarness(t, stressGoroutines*stressMaxOps*stressEpochs+stressEpochs+1)
-	target, err := kind.new(h, cfg.size, cfg.options(h))
+	target, err := kind.new(cfg.size, cfg.options(h)...)
 	if err != nil {
 		t.Fatalf("creating the pool: %v", err)
 	}
-	baseCap := target.capacity()
-	if want := cfg.size * target.subPools; baseCap != want {
+	baseCap := target.Cap()
+	if want := cfg.size * target.members; baseCap != want {
 		t.Fatalf("Cap() = %d, want %d", baseCap, want)
 	}
 
@@ -542,25 +379,21 @@ func testStress(t *testing.T, kind stressKind, cfg stressConfig) {
 
 		h.quiesce(target, cfg, baseCap)
 	}
-	finalRelease := target.releaseTimeout
-	if target.finalRelease != nil {
-		finalRelease = target.finalRelease
-	}
 	if t.Failed() {
-		_ = finalRelease(stressCallBound)
+		_ = stressReleaseTimeout(target, stressCallBound)
 		return
 	}
 
 	h.call(stressGoroutines, "the final ReleaseTimeout", func() {
-		if err := finalRelease(stressCallBound); err != nil {
+		if err := stressReleaseTimeout(target, stressCallBound); err != nil {
 			t.Errorf("the final ReleaseTimeout: %v", err)
 		}
 	})
-	if n := target.running(); n != 0 {
+	if n := target.Running(); n != 0 {
 		t.Errorf("Running() = %d after ReleaseTimeout returned nil", n)
 	}
 	if id := h.newID(); id >= 0 {
-		err := target.submit(id << stressKindBits)
+		err := target.submit(h.task(id << stressKindBits))
 		h.settle(id, err)
 		if !errors.Is(err, ants.ErrPoolClosed) {
 			t.Errorf("submit after the final release: %v, want ErrPoolClosed", err)
@@ -571,7 +404,7 @@ func testStress(t *testing.T, kind stressKind, cfg stressConfig) {
 	goleak.VerifyNone(t, ignore)
 
 	for op := range ops {
-		if ops[op].Load() == 0 && !testing.Short() && (op != stressOpGroup || target.submitter != nil) {
+		if ops[op].Load() == 0 && !testing.Short() && (op != stressOpGroup || target.submitter() != nil) {
 			t.Errorf("no %s call was made: the test proved less than it claims", stressOpNames[op])
 		}
 	}
@@ -626,10 +459,10 @@ func stressTaskArg(id int) int {
 
 // hammer is one submitting goroutine: it makes random calls until the
 // deadline or stressMaxOps calls.
-func (h *stressHarness) hammer(g int, p *stressTarget, cfg stressConfig, deadline time.Time, ops *[stressOpCount]atomic.Int64) {
+func (h *stressHarness) hammer(g int, p *testPool, cfg stressConfig, deadline time.Time, ops *[stressOpCount]atomic.Int64) {
 	for n := 0; n < stressMaxOps && time.Now().Before(deadline); n++ {
 		op := stressPickOp()
-		if op == stressOpGroup && p.submitter == nil {
+		if op == stressOpGroup && p.submitter() == nil {
 			op = stressOpSubmit
 		}
 		ops[op].Add(1)
@@ -640,7 +473,7 @@ func (h *stressHarness) hammer(g int, p *stressTarget, cfg stressConfig, deadlin
 				return
 			}
 			var err error
-			h.call(g, "Submit", func() { err = p.submit(stressTaskArg(id)) })
+			h.call(g, "Submit", func() { err = p.submit(h.task(stressTaskArg(id))) })
 			h.settle(id, err)
 			h.checkErr("Submit", err, cfg.mayOverload(), nil)
 		case stressOpSubmitContext:
@@ -650,7 +483,7 @@ func (h *stressHarness) hammer(g int, p *stressTarget, cfg stressConfig, deadlin
 			}
 			ctx, cancel := stressContext()
 			var err error
-			h.call(g, "SubmitContext", func() { err = p.submitContext(ctx, stressTaskArg(id)) })
+			h.call(g, "SubmitContext", func() { err = p.submitContext(ctx, h.task(stressTaskArg(id))) })
 			h.settle(id, err)
 			h.checkErr("SubmitContext", err, cfg.mayOverload(), ctx)
 			cancel()
@@ -660,25 +493,25 @@ func (h *stressHarness) hammer(g int, p *stressTarget, cfg stressConfig, deadlin
 				return
 			}
 			var err error
-			h.call(g, "TrySubmit", func() { err = p.trySubmit(stressTaskArg(id)) })
+			h.call(g, "TrySubmit", func() { err = p.trySubmit(h.task(stressTaskArg(id))) })
 			h.settle(id, err)
 			h.checkErr("TrySubmit", err, true, nil)
 		case stressOpGroup:
 			h.call(g, "Group.Go/TryGo/Wait", func() { h.group(p, cfg) })
 		case stressOpTune:
 			size := 1 + rand.IntN(2*cfg.size)
-			h.call(g, "Tune", func() { p.tune(size) })
+			h.call(g, "Tune", func() { p.Tune(size) })
 		case stressOpRelease:
-			h.call(g, "Release", p.release)
+			h.call(g, "Release", func() { stressRelease(p) })
 		case stressOpReleaseTimeout:
 			d := time.Duration(rand.IntN(2000)) * time.Microsecond
 			var err error
-			h.call(g, "ReleaseTimeout", func() { err = p.releaseTimeout(d) })
+			h.call(g, "ReleaseTimeout", func() { err = p.ReleaseTimeout(d) })
 			if err != nil && !errors.Is(err, ants.ErrTimeout) && !errors.Is(err, ants.ErrPoolClosed) {
 				h.errorf("ReleaseTimeout(%v): unexpected error %v", d, err)
 			}
 		case stressOpReboot:
-			h.call(g, "Reboot", p.reboot)
+			h.call(g, "Reboot", func() { stressReboot(p) })
 		}
 	}
 }
@@ -722,8 +555,8 @@ func (h *stressHarness) checkErr(op string, err error, mayOverload bool, ctx con
 // group runs a few tasks in a Group, some through Go and some through
 // TryGo, and checks what Wait reports: with nil, every task ran once; a task
 // TryGo refused never ran; an error is one the pool or a task may cause.
-func (h *stressHarness) group(p *stressTarget, cfg stressConfig) {
-	g := ants.NewGroup(p.submitter)
+func (h *stressHarness) group(p *testPool, cfg stressConfig) {
+	g := ants.NewGroup(p.submitter())
 	n := 1 + rand.IntN(4)
 	var ran [4]atomic.Int32
 	var failing, panicking, refused [4]bool
@@ -785,7 +618,7 @@ func (h *stressHarness) group(p *stressTarget, cfg stressConfig) {
 
 // sample checks, until stop is closed, the invariants that hold at every
 // instant.
-func (h *stressHarness) sample(p *stressTarget, cfg stressConfig, stop <-chan struct{}) {
+func (h *stressHarness) sample(p *testPool, cfg stressConfig, stop <-chan struct{}) {
 	for {
 		select {
 		case <-stop:
@@ -793,7 +626,7 @@ func (h *stressHarness) sample(p *stressTarget, cfg stressConfig, stop <-chan st
 		default:
 		}
 		ran0 := h.ran.Load()
-		s := p.stats()
+		s := p.Stats()
 		ran1 := h.ran.Load()
 		if done := s.Completed + s.Panicked; done > s.Submitted {
 			h.errorf("stats: %d tasks finished but only %d were submitted", done, s.Submitted)
@@ -807,14 +640,16 @@ func (h *stressHarness) sample(p *stressTarget, cfg stressConfig, stop <-chan st
 		if s.Running < 0 || s.Idle < 0 || s.Idle > s.Running || s.Waiting < 0 || s.Queued < 0 {
 			h.errorf("stats out of range: %+v", s)
 		}
-		if cfg.queueSize > 0 && s.Queued > cfg.queueSize*p.subPools {
-			h.errorf("stats: %d tasks queued, buffer size %d x %d", s.Queued, cfg.queueSize, p.subPools)
+		// A sub-pool's callers wait for a slot whatever its parent's options.
+		subpool := len(p.below) > 0
+		if cfg.queueSize > 0 && s.Queued > cfg.queueSize*p.members {
+			h.errorf("stats: %d tasks queued, buffer size %d x %d", s.Queued, cfg.queueSize, p.members)
 		}
-		if cfg.nonblocking && s.Waiting != 0 && !p.subpool {
+		if cfg.nonblocking && s.Waiting != 0 && !subpool {
 			h.errorf("stats: %d callers wait on a Nonblocking pool", s.Waiting)
 		}
-		if cfg.maxBlocking > 0 && s.Waiting > cfg.maxBlocking*p.subPools && !p.subpool {
-			h.errorf("stats: %d callers wait, MaxBlockingTasks %d x %d", s.Waiting, cfg.maxBlocking, p.subPools)
+		if cfg.maxBlocking > 0 && s.Waiting > cfg.maxBlocking*p.members && !subpool {
+			h.errorf("stats: %d callers wait, MaxBlockingTasks %d x %d", s.Waiting, cfg.maxBlocking, p.members)
 		}
 		time.Sleep(100 * time.Microsecond) // the sampling period
 	}
@@ -822,41 +657,41 @@ func (h *stressHarness) sample(p *stressTarget, cfg stressConfig, stop <-chan st
 
 // quiesce brings the pool to a quiet point (open, at its base capacity,
 // every accepted task finished) and checks the invariants that hold there.
-func (h *stressHarness) quiesce(p *stressTarget, cfg stressConfig, baseCap int) {
+func (h *stressHarness) quiesce(p *testPool, cfg stressConfig, baseCap int) {
 	h.t.Helper()
-	p.reboot()
-	p.tune(cfg.size)
+	stressReboot(p)
+	p.Tune(cfg.size)
 	// A quiet point: every accepted task has finished, nothing waits or is
 	// queued, and every worker left is idle.
 	quiet := func() bool {
-		s := p.stats()
+		s := p.Stats()
 		return s.Completed+s.Panicked == s.Submitted && s.Waiting == 0 && s.Queued == 0 && s.Running == s.Idle &&
-			(p.parentsQuiet == nil || p.parentsQuiet())
+			stressBelowQuiet(p)
 	}
 	h.waitFor("a quiet point", quiet)
 	// There every worker is idle or gone, so the pool, open again, must
 	// take a task without waiting.
 	if id := h.newID(); id >= 0 {
-		err := p.trySubmit(id << stressKindBits)
+		err := p.trySubmit(h.task(id << stressKindBits))
 		h.settle(id, err)
 		if err != nil {
 			h.errorf("TrySubmit on a quiet pool after Reboot: %v", err)
 		}
 	}
 	h.waitFor("a quiet point after the probe", quiet)
-	s := p.stats()
-	if s.Cap != baseCap || p.capacity() != baseCap {
-		h.errorf("Cap() = %d (stats %d) after Tune(%d), want %d", p.capacity(), s.Cap, cfg.size, baseCap)
+	s := p.Stats()
+	if s.Cap != baseCap || p.Cap() != baseCap {
+		h.errorf("Cap() = %d (stats %d) after Tune(%d), want %d", p.Cap(), s.Cap, cfg.size, baseCap)
 	}
-	if r := p.running(); r > p.capacity() {
-		h.errorf("at a quiet point Running() = %d > Cap() = %d", r, p.capacity())
+	if r := p.Running(); r > p.Cap() {
+		h.errorf("at a quiet point Running() = %d > Cap() = %d", r, p.Cap())
 	}
-	for i := 0; p.runningByIndex != nil && i < p.subPools; i++ {
-		if r, err := p.runningByIndex(i); err != nil || r > cfg.size {
+	for i := 0; p.byIndex != nil && i < p.members; i++ {
+		if r, err := p.RunningByIndex(i); err != nil || r > cfg.size {
 			h.errorf("at a quiet point RunningByIndex(%d) = %d, %v; capacity %d", i, r, err, cfg.size)
 		}
 	}
-	if w := p.waiting(); w != 0 {
+	if w := p.Waiting(); w != 0 {
 		h.errorf("at a quiet point Waiting() = %d", w)
 	}
 	if s.Idle > s.Running {
@@ -902,8 +737,7 @@ func (h *stressHarness) checkTasks() {
 	}
 }
 
-// TestMultiPoolReleaseRacingRebootLeavesItUsable races ReleaseContext(nil)
-// with Reboot on an open multi-pool, then reboots it: it must then take a
+// TestMultiPoolReleaseRacingRebootLeavesItUsable races Release with Reboot on an open multi-pool, then reboots it: it must then take a
 // task. The stress test found the bug (a Reboot between release's close of
 // the multi-pool and of its sub-pools left IsClosed() false with every
 // sub-pool closed, and Reboot a no-op); it showed about once in 30,000
@@ -930,7 +764,7 @@ func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_ = mp.ReleaseContext(stressNilCtx)
+			mp.Release()
 		}()
 		close(start)
 		wg.Wait()
@@ -938,7 +772,7 @@ func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
 		closed := mp.IsClosed()
 		err = mp.TrySubmit(func() {})
 		// Whatever the outcome of the race, close every sub-pool and wait.
-		_ = mp.ReleaseContext(stressNilCtx)
+		mp.Release()
 		mp.Reboot()
 		if rerr := mp.ReleaseTimeout(stressCallBound); rerr != nil {
 			t.Fatalf("iteration %d: ReleaseTimeout: %v", i, rerr)

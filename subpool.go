@@ -39,7 +39,7 @@ import (
 // created with NewSubpool and must not be copied after first use.
 type Subpool struct {
 	parent Submitter
-	try    trySubmitter // parent's TrySubmit, nil if it has none
+	try    TrySubmitter // the parent, if it has TrySubmit; nil if not
 
 	// mu guards the fields below up to the atomics.
 	mu sync.Mutex
@@ -56,7 +56,7 @@ type Subpool struct {
 	waiters waiterList[chan struct{}]
 
 	// drained, when non-nil, is closed when held drops to 0: what
-	// ReleaseContext waits on.
+	// ReleaseContext waits on (waitZero, closeZero).
 	drained chan struct{}
 
 	// Counters for Stats. submitted counts a task when its slot is taken and
@@ -79,7 +79,7 @@ type Subpool struct {
 func NewSubpool(parent Submitter, size int) *Subpool {
 	mustSubmitter(parent)
 	s := &Subpool{parent: parent}
-	s.try, _ = parent.(trySubmitter)
+	s.try, _ = parent.(TrySubmitter)
 	if size <= 0 {
 		size = -1
 	}
@@ -105,16 +105,13 @@ func (s *Subpool) Submit(task func()) error {
 // ctx.Err() and task never runs. A ctx already done returns at once. A nil
 // ctx is taken as context.Background().
 func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return s.submit(ctx, task, false)
+	return s.submit(orBackground(ctx), task, false)
 }
 
 // TrySubmit is Submit for a caller that never waits, neither for a slot nor
 // for the parent: it returns ErrPoolOverload if no slot is free (or callers
 // are waiting for one) or if the parent's TrySubmit refuses the task for
-// want of room. A parent without a TrySubmit method cannot promise not to
+// want of room. A parent that is not a TrySubmitter cannot promise not to
 // wait, so on such a parent TrySubmit always returns ErrPoolOverload, as
 // Group.TryGo never takes a task there.
 func (s *Subpool) TrySubmit(task func()) error {
@@ -122,14 +119,10 @@ func (s *Subpool) TrySubmit(task func()) error {
 }
 
 // submit admits task if a slot is free and nobody waits, and hands it to
-// the parent; otherwise it fails (try) or waits (waitLocked).
+// the parent; otherwise it fails (try) or waits (waitUnlock).
 func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 	if task == nil {
-		s.rejected.Add(1)
-		if s.closed.Load() {
-			return ErrPoolClosed
-		}
-		return ErrNilTask
+		return rejectNil(&s.rejected, &s.closed)
 	}
 	if err := ctx.Err(); err != nil {
 		s.rejected.Add(1)
@@ -153,11 +146,12 @@ func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 		s.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return s.waitLocked(ctx, task)
+	return s.waitUnlock(ctx, task)
 }
 
-// waitLocked queues the caller until a slot is handed to it, Release, or ctx
-// is done. It requires s.mu held and releases it.
+// waitUnlock queues the caller, unlocks s.mu, and waits until a slot is
+// handed to it, Release, or ctx is done. It requires s.mu held and returns
+// with it unlocked.
 //
 // Who owns the slot is decided under mu alone: a finishing task hands it
 // over by moving the waiter out of the list (state waiterTaken), and a
@@ -165,7 +159,7 @@ func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 // handed over just as ctx ends is neither lost nor used twice: the caller
 // finds it taken and gives it back (refused), which hands it to the next
 // waiter.
-func (s *Subpool) waitLocked(ctx context.Context, task func()) error {
+func (s *Subpool) waitUnlock(ctx context.Context, task func()) error {
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
 	w := &waiter[chan struct{}]{arg: make(chan struct{})}
@@ -220,7 +214,7 @@ func (s *Subpool) refused() {
 	s.rejected.Add(1)
 	s.mu.Lock()
 	s.submitted--
-	s.releaseLocked()
+	s.putSlotLocked()
 	s.mu.Unlock()
 }
 
@@ -235,14 +229,14 @@ func (s *Subpool) finished(ok bool) {
 	} else {
 		s.panicked++
 	}
-	s.releaseLocked()
+	s.putSlotLocked()
 	s.mu.Unlock()
 }
 
-// releaseLocked gives back one slot: to the longest-waiting caller if the
+// putSlotLocked gives back one slot: to the longest-waiting caller if the
 // capacity allows (held is then unchanged), or else to the sub-pool. It
 // requires s.mu held.
-func (s *Subpool) releaseLocked() {
+func (s *Subpool) putSlotLocked() {
 	if s.waiters.head != nil {
 		if c := s.capacity.Load(); c < 0 || int64(s.held) <= c {
 			s.grantLocked()
@@ -250,9 +244,8 @@ func (s *Subpool) releaseLocked() {
 		}
 	}
 	s.held--
-	if s.held == 0 && s.drained != nil {
-		close(s.drained)
-		s.drained = nil
+	if s.held == 0 {
+		closeZero(&s.drained)
 	}
 }
 

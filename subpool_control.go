@@ -2,7 +2,6 @@ package ants
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -78,11 +77,11 @@ func (s *Subpool) Tune(size int) {
 // Release and is handing it to the parent. It never releases the parent.
 // Releasing a closed sub-pool does nothing.
 func (s *Subpool) Release() {
-	s.release()
+	s.close()
 }
 
-// release reports whether this call closed the sub-pool.
-func (s *Subpool) release() bool {
+// close is Release, reporting whether this call closed the sub-pool.
+func (s *Subpool) close() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed.Load() {
@@ -101,13 +100,7 @@ func (s *Subpool) release() bool {
 // parent). It returns ErrTimeout if they did not finish in time and
 // ErrPoolClosed if the sub-pool was already closed.
 func (s *Subpool) ReleaseTimeout(timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	err := s.ReleaseContext(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return ErrTimeout
-	}
-	return err
+	return releaseWithin(timeout, s.ReleaseContext)
 }
 
 // ReleaseContext is Release followed by a wait, until ctx is done, until
@@ -115,28 +108,13 @@ func (s *Subpool) ReleaseTimeout(timeout time.Duration) error {
 // returns ErrPoolClosed if the sub-pool was already closed. With a nil ctx
 // it is Release and returns nil without waiting.
 func (s *Subpool) ReleaseContext(ctx context.Context) error {
-	if !s.release() {
-		return ErrPoolClosed
-	}
-	if ctx == nil {
-		return nil
-	}
-	s.mu.Lock()
-	if s.held == 0 {
-		s.mu.Unlock()
-		return nil
-	}
-	if s.drained == nil {
-		s.drained = make(chan struct{})
-	}
-	done := s.drained
-	s.mu.Unlock()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return releaseAndWait(ctx, s.close, s.waitDrained)
+}
+
+// waitDrained waits until no task holds a slot (held is 0), or ctx is done;
+// see waitZero.
+func (s *Subpool) waitDrained(ctx context.Context) error {
+	return waitZero(ctx, &s.mu, &s.held, &s.drained)
 }
 
 // Reboot reopens a released sub-pool; it does nothing to an open one, and

@@ -44,30 +44,6 @@ func FuzzSubpool(f *testing.F) {
 	})
 }
 
-// fsCall is a submit call: its task, and its result once it returns.
-type fsCall struct {
-	id     int
-	kind   fzTask
-	res    chan error
-	cancel context.CancelFunc // nil unless it called SubmitContext
-	want   error              // the model's result, once decided
-	wanted bool               // want is set
-	got    error
-	done   bool // got is set
-}
-
-// poll records the call's result if it has arrived.
-func (c *fsCall) poll() bool {
-	if !c.done {
-		select {
-		case c.got = <-c.res:
-			c.done = true
-		default:
-		}
-	}
-	return c.done
-}
-
 // fsModel is what the sub-pool should look like once instant and panicking
 // tasks have finished. It mirrors subpool.go's rules: a submit takes a slot
 // if the sub-pool is open, nobody waits and held < cap; a slot given back
@@ -78,7 +54,7 @@ type fsModel struct {
 	held         int // slots held, by gated tasks once settled
 	closed       bool
 	parentClosed bool
-	waiters      []*fsCall
+	waiters      []*fzCall
 	gated        []int // ids of the gated tasks running, oldest first
 
 	submitted, completed, panicked, rejected uint64
@@ -86,7 +62,7 @@ type fsModel struct {
 
 // take runs the task of a call that has just been given a slot and returns
 // the call's result.
-func (m *fsModel) take(c *fsCall) error {
+func (m *fsModel) take(c *fzCall) error {
 	if m.parentClosed {
 		m.rejected++
 		m.giveBack()
@@ -124,7 +100,7 @@ func (m *fsModel) grant() {
 }
 
 // submit decides a submit call: its result, or that it waits (false).
-func (m *fsModel) submit(c *fsCall, try bool) bool {
+func (m *fsModel) submit(c *fzCall, try bool) bool {
 	switch {
 	case m.closed:
 		m.rejected++
@@ -180,21 +156,15 @@ func (m *fsModel) String() string {
 		m.cap, m.held, m.closed, m.parentClosed, len(m.waiters), m.gated, m.submitted, m.completed, m.panicked, m.rejected)
 }
 
-// fsParent is the sub-pool's parent.
-type fsParent interface {
-	ants.Submitter
-	commonAPI
-}
-
 // fs is one input's run.
 type fs struct {
 	t       *testing.T
 	s       *ants.Subpool
-	parents []fsParent // the parent first, then its own parent, if any
+	parents []poolAPI // the parent first, then its own parent, if any
 	m       fsModel
 	ignore  goleak.Option
 
-	calls    []*fsCall
+	calls    []*fzCall
 	gates    [fzMaxIDs]chan struct{}
 	runs     [fzMaxIDs]atomic.Int32
 	handled  atomic.Int64 // panics the parent's PanicHandler saw
@@ -205,26 +175,16 @@ type fs struct {
 func newFs(t *testing.T, b0, b1 byte) *fs {
 	f := &fs{t: t, ignore: goleak.IgnoreCurrent()}
 	opts := []ants.Option{ants.WithPanicHandler(func(any) { f.handled.Add(1) })}
-	var err error
-	switch b0 % 3 {
-	case 0:
-		var p *ants.Pool
-		p, err = ants.NewPool(0, opts...)
-		f.parents = []fsParent{p}
-	case 1:
-		var mp *ants.MultiPool
-		mp, err = ants.NewMultiPool(2, 0, ants.RoundRobin, opts...)
-		f.parents = []fsParent{mp}
-	default:
-		var p *ants.Pool
-		p, err = ants.NewPool(0, opts...)
-		f.parents = []fsParent{ants.NewSubpool(p, 0), p}
-	}
+	// Parents without a limit: a Pool, a MultiPool of two, a sub-pool on a
+	// Pool (the parent kinds of kinds_test.go, size 0).
+	parents := kindsWhere(isParent)
+	parent, err := parents[int(b0)%len(parents)].new(0, opts...)
 	if err != nil {
 		t.Fatalf("creating the parent: %v", err)
 	}
+	f.parents = parent.levels()
 	size := int(b1 % 5)
-	f.s = ants.NewSubpool(f.parents[0], size)
+	f.s = ants.NewSubpool(parent.submitter(), size)
 	f.m.cap = size
 	if size == 0 {
 		f.m.cap = -1
@@ -340,7 +300,7 @@ func (f *fs) step(op, arg byte) {
 		m.completed++
 		m.giveBack()
 	case fsOpCancel:
-		var cancellable []*fsCall
+		var cancellable []*fzCall
 		for _, w := range m.waiters {
 			if w.cancel != nil {
 				cancellable = append(cancellable, w)
@@ -396,7 +356,7 @@ func (f *fs) step(op, arg byte) {
 // submit starts a submit call of a new task of kind k on its own goroutine.
 func (f *fs) submit(op byte, k fzTask) {
 	id := len(f.calls)
-	c := &fsCall{id: id, kind: k, res: make(chan error, 1)}
+	c := &fzCall{id: id, kind: k, res: make(chan error, 1)}
 	f.calls = append(f.calls, c)
 	task := f.task(id, k)
 	var call func() error

@@ -14,44 +14,6 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// subParent is a sub-pool's parent in these tests: a Submitter with the pool
-// API, so that a test can fill it, release it and reboot it.
-type subParent interface {
-	ants.Submitter
-	commonAPI
-	TrySubmit(task func()) error
-}
-
-// subParentKind builds parents of one kind that run exactly size tasks at
-// once (size <= 0: no limit), released when the test ends.
-type subParentKind struct {
-	name string
-	new  func(t *testing.T, size int, opts ...ants.Option) subParent
-}
-
-var subParentKinds = []subParentKind{
-	{"Pool", func(t *testing.T, size int, opts ...ants.Option) subParent {
-		return newGroupPool(t, size, opts...)
-	}},
-	{"MultiPool", func(t *testing.T, size int, opts ...ants.Option) subParent {
-		n, per := size, 1 // size pools of one worker
-		if size <= 0 {
-			n, per = 2, 0
-		}
-		return multiKinds[0].mustNew(t, n, per, ants.RoundRobin, opts...).multiAPI.(*ants.MultiPool)
-	}},
-	{"Subpool", func(t *testing.T, size int, opts ...ants.Option) subParent {
-		// The outer sub-pool's limit is the one that binds.
-		return newSubpool(t, newGroupPool(t, 0, opts...), size)
-	}},
-}
-
-// forEachSubParent runs test once per parent kind, as a subtest named for it.
-func forEachSubParent(t *testing.T, test func(t *testing.T, k subParentKind)) {
-	t.Helper()
-	runKinds(t, subParentKinds, func(k subParentKind) string { return k.name }, nil, test)
-}
-
 // newSubpool returns a sub-pool of parent that is released, with every task
 // that holds a slot finished, when the test ends. Create it after its parent
 // and before its gates, so that the cleanups run in the right order.
@@ -68,8 +30,7 @@ func newSubpool(t *testing.T, parent ants.Submitter, size int) *ants.Subpool {
 // subTestPool is newSubpool in the shape of the pool tests' testPool.
 func subTestPool(t *testing.T, parent ants.Submitter, size int) *testPool {
 	t.Helper()
-	s := newSubpool(t, parent, size)
-	return &testPool{poolAPI: s, submit: s.Submit, trySubmit: s.TrySubmit, submitContext: s.SubmitContext}
+	return taskShape(newSubpool(t, parent, size))
 }
 
 // queueBehind fills the n slots of s with tasks held by a new gate, then
@@ -79,8 +40,7 @@ func queueBehind(t *testing.T, s *testPool, n int, task func()) (*gate, <-chan e
 	t.Helper()
 	g := newGate(t)
 	occupy(t, s, g, n)
-	errc := submitAsync(s.submit, task)
-	waitWaiting(t, s, 1)
+	errc := blocked(t, s, 1, func() error { return s.submit(task) })
 	return g, errc
 }
 
@@ -92,8 +52,8 @@ func assertSubStats(t *testing.T, p *testPool, want ants.Stats) {
 
 func TestSubpoolLimit(t *testing.T) {
 	t.Run("at most size tasks run at once, on the parent's workers", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			parent := k.new(t, 8)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			parent := k.exactParent(t, 8)
 			s := subTestPool(t, parent, 2)
 			ran := make(chan struct{}, 1)
 			g, errc := queueBehind(t, s, 2, signal(ran))
@@ -114,8 +74,8 @@ func TestSubpoolLimit(t *testing.T) {
 		})
 	})
 	t.Run("a sub-pool without a limit of its own is bounded by its parent", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			parent := k.new(t, 2)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			parent := k.exactParent(t, 2)
 			for _, size := range []int{0, -1} {
 				s := subTestPool(t, parent, size)
 				assert.Equal(t, -1, s.Cap())
@@ -127,8 +87,7 @@ func TestSubpoolLimit(t *testing.T) {
 				occupy(t, s, g, 2)
 				assert.ErrorIs(t, submitNow(t, s.trySubmit, func() {}), ants.ErrPoolOverload)
 				ran := make(chan struct{}, 1)
-				errc := submitAsync(s.submit, signal(ran))
-				waitWaiting(t, parent, 1) // the caller waits in the parent
+				errc := blocked(t, parent, 1, func() error { return s.submit(signal(ran)) }) // the caller waits in the parent
 				assert.Equal(t, 0, s.Waiting())
 				g.open()
 				assert.NoError(t, recv(t, errc, "the Submit waiting in the parent"))
@@ -142,16 +101,15 @@ func TestSubpoolLimit(t *testing.T) {
 
 func TestSubpoolWaiters(t *testing.T) {
 	t.Run("waiting callers are served in FIFO order", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 1)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 1)
 			g := newGate(t)
 			occupy(t, s, g, 1)
 			const n = 5
 			order := make(chan int, n)
 			var errs [n]<-chan error
 			for i := range n {
-				errs[i] = submitAsync(s.submit, func() { order <- i })
-				waitWaiting(t, s, i+1)
+				errs[i] = blocked(t, s, i+1, func() error { return s.submit(func() { order <- i }) })
 			}
 			g.open()
 			for i := range n {
@@ -161,18 +119,16 @@ func TestSubpoolWaiters(t *testing.T) {
 		})
 	})
 	t.Run("a caller whose context ends leaves, and the slot goes to the next", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 1)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 1)
 			g := newGate(t)
 			occupy(t, s, g, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var cancelledRan atomic.Bool
-			e1 := async(func() error { return s.submitContext(ctx, func() { cancelledRan.Store(true) }) })
-			waitWaiting(t, s, 1)
+			e1 := blocked(t, s, 1, func() error { return s.submitContext(ctx, func() { cancelledRan.Store(true) }) })
 			ran := make(chan struct{}, 1)
-			e2 := submitAsync(s.submit, signal(ran))
-			waitWaiting(t, s, 2)
+			e2 := blocked(t, s, 2, func() error { return s.submit(signal(ran)) })
 
 			cancel()
 			assert.ErrorIs(t, recv(t, e1, "the cancelled SubmitContext"), context.Canceled)
@@ -187,8 +143,8 @@ func TestSubpoolWaiters(t *testing.T) {
 		})
 	})
 	t.Run("mass cancellation of waiting callers leaks no slot", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			parent := k.new(t, 8)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			parent := k.exactParent(t, 8)
 			s := subTestPool(t, parent, 2)
 			g := newGate(t)
 			occupy(t, s, g, 2)
@@ -216,8 +172,8 @@ func TestSubpoolWaiters(t *testing.T) {
 		})
 	})
 	t.Run("a slot handed over as the caller's context ends is neither lost nor doubled", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 1)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 1)
 			var runs atomic.Int32
 			var took, left int
 			for round := 0; round < 200 && !t.Failed(); round++ {
@@ -253,14 +209,13 @@ func TestSubpoolWaiters(t *testing.T) {
 		})
 	})
 	t.Run("a caller that finds its slot granted and its context done gives the slot back", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 1)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 1)
 			for round := 0; round < 20 && !t.Failed(); round++ {
 				g := newGate(t)
 				occupy(t, s, g, 1)
 				ctx := lateContext{context.Background(), make(chan struct{})}
-				errc := async(func() error { return s.submitContext(ctx, func() { t.Error("a cancelled caller's task ran") }) })
-				waitWaiting(t, s, 1)
+				errc := blocked(t, s, 1, func() error { return s.submitContext(ctx, func() { t.Error("a cancelled caller's task ran") }) })
 				g.open()
 				waitUntil(t, "the slot is granted", func() bool { return s.Waiting() == 0 })
 				close(ctx.proceed)
@@ -298,15 +253,15 @@ func (c lateContext) Err() error {
 
 func TestSubpoolTrySubmit(t *testing.T) {
 	t.Run("a full sub-pool refuses at once", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 1)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 1)
 			occupy(t, s, newGate(t), 1)
 			assert.ErrorIs(t, submitNow(t, s.trySubmit, func() { t.Error("a refused task ran") }), ants.ErrPoolOverload)
 		})
 	})
 	t.Run("a full parent refuses at once, and the slot is given back", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			parent := k.new(t, 2)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			parent := k.exactParent(t, 2)
 			s := subTestPool(t, parent, 4)
 			occupyPool(t, parent, newGate(t), 2)
 			assert.ErrorIs(t, submitNow(t, s.trySubmit, func() { t.Error("a refused task ran") }), ants.ErrPoolOverload)
@@ -327,9 +282,9 @@ func TestSubpoolTrySubmit(t *testing.T) {
 
 func TestSubpoolPanics(t *testing.T) {
 	t.Run("a panic frees the slot and reaches the parent's PanicHandler", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
+		forEachParent(t, func(t *testing.T, k poolKind) {
 			panics := make(chan any, 1)
-			parent := k.new(t, 4, ants.WithPanicHandler(func(v any) { panics <- v }))
+			parent := k.exactParent(t, 4, ants.WithPanicHandler(func(v any) { panics <- v }))
 			s := subTestPool(t, parent, 1)
 			g := newGate(t)
 			started := make(chan struct{}, 1)
@@ -339,8 +294,7 @@ func TestSubpoolPanics(t *testing.T) {
 			}))
 			recv(t, started, "the panicking task")
 			ran := make(chan struct{}, 1)
-			errc := submitAsync(s.submit, signal(ran))
-			waitWaiting(t, s, 1)
+			errc := blocked(t, s, 1, func() error { return s.submit(signal(ran)) })
 			g.open()
 			assert.Equal(t, "boom", recv(t, panics, "the PanicHandler"))
 			assert.NoError(t, recv(t, errc, "the Submit waiting behind the panicking task"))
@@ -351,8 +305,8 @@ func TestSubpoolPanics(t *testing.T) {
 		})
 	})
 	t.Run("runtime.Goexit frees the slot", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 4), 1)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 4), 1)
 			require.NoError(t, s.submit(runtime.Goexit))
 			ran := make(chan struct{}, 1)
 			require.NoError(t, s.submit(signal(ran)))
@@ -365,13 +319,12 @@ func TestSubpoolPanics(t *testing.T) {
 
 func TestSubpoolRelease(t *testing.T) {
 	t.Run("Release refuses new tasks and wakes waiters; accepted tasks still run", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			parent := k.new(t, 8)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			parent := k.exactParent(t, 8)
 			s := subTestPool(t, parent, 1)
 			refused := func() { t.Error("a refused task ran") }
 			g, e1 := queueBehind(t, s, 1, refused)
-			e2 := async(func() error { return s.submitContext(boundedContext(t), refused) })
-			waitWaiting(t, s, 2)
+			e2 := blocked(t, s, 2, func() error { return s.submitContext(boundedContext(t), refused) })
 
 			s.Release()
 			assert.ErrorIs(t, recv(t, e1, "a waiting Submit"), ants.ErrPoolClosed)
@@ -402,8 +355,8 @@ func TestSubpoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseTimeout waits for running tasks", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 2)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 2)
 			g := newGate(t)
 			var finished atomic.Int32
 			started := make(chan struct{}, 2)
@@ -412,16 +365,17 @@ func TestSubpoolRelease(t *testing.T) {
 			}
 			recv(t, started, "a held task")
 			recv(t, started, "a held task")
-			errc := async(func() error { return s.ReleaseTimeout(long) })
+			errc := asyncChecked(func() error { return s.ReleaseTimeout(long) }, func() {
+				assert.Equal(t, int32(2), finished.Load(), "ReleaseTimeout returned before the tasks finished")
+			})
 			assertNoRecv(t, errc, "ReleaseTimeout with tasks running")
 			g.open()
 			assert.NoError(t, recv(t, errc, "ReleaseTimeout"))
-			assert.Equal(t, int32(2), finished.Load(), "ReleaseTimeout returned before the tasks finished")
 		})
 	})
 	t.Run("ReleaseTimeout and ReleaseContext give up when told to", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 2)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 2)
 			assert.NoError(t, s.ReleaseTimeout(0), "an idle sub-pool has nothing to wait for")
 			s.Reboot()
 			occupy(t, s, newGate(t), 1)
@@ -446,15 +400,16 @@ func TestSubpoolRelease(t *testing.T) {
 		assert.Equal(t, 1, s.Free(), "a buffered task holds a slot")
 		assert.ErrorIs(t, s.ReleaseTimeout(brief), ants.ErrTimeout)
 		s.Reboot()
-		errc := async(func() error { return s.ReleaseTimeout(long) })
+		errc := asyncChecked(func() error { return s.ReleaseTimeout(long) }, func() {
+			assert.True(t, ran.Load(), "ReleaseTimeout returned before the buffered task ran")
+		})
 		assertNoRecv(t, errc, "ReleaseTimeout with a task buffered in the parent")
 		parent.Tune(2) // a second worker takes the buffered task
 		assert.NoError(t, recv(t, errc, "ReleaseTimeout"))
-		assert.True(t, ran.Load(), "ReleaseTimeout returned before the buffered task ran")
 	})
 	t.Run("a released parent makes submits fail with its error, and the slot is given back", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			parent := k.new(t, 4)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			parent := k.exactParent(t, 4)
 			s := subTestPool(t, parent, 1)
 			refused := func() { t.Error("a refused task ran") }
 			g, errc := queueBehind(t, s, 1, refused)
@@ -479,15 +434,14 @@ func TestSubpoolRelease(t *testing.T) {
 
 func TestSubpoolTune(t *testing.T) {
 	t.Run("growing admits waiting callers at once", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 1)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 1)
 			g := newGate(t)
 			occupy(t, s, g, 1)
 			started := make(chan struct{}, 3)
 			var errs [3]<-chan error
 			for i := range errs {
-				errs[i] = submitAsync(s.submit, g.task(started))
-				waitWaiting(t, s, i+1)
+				errs[i] = blocked(t, s, i+1, func() error { return s.submit(g.task(started)) })
 			}
 			s.Tune(3)
 			recv(t, started, "a waiting caller's task after Tune")
@@ -506,8 +460,8 @@ func TestSubpoolTune(t *testing.T) {
 		})
 	})
 	t.Run("shrinking admits new tasks only once the excess has finished", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := subTestPool(t, k.new(t, 8), 3)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := subTestPool(t, k.exactParent(t, 8), 3)
 			gates := []*gate{newGate(t), newGate(t), newGate(t)}
 			for _, g := range gates {
 				occupy(t, s, g, 1)
@@ -516,8 +470,7 @@ func TestSubpoolTune(t *testing.T) {
 			assert.Equal(t, 1, s.Cap())
 			assert.Equal(t, -2, s.Free())
 			ran := make(chan struct{}, 1)
-			errc := submitAsync(s.submit, signal(ran))
-			waitWaiting(t, s, 1)
+			errc := blocked(t, s, 1, func() error { return s.submit(signal(ran)) })
 			for i, want := range []int{-1, 0} {
 				gates[i].open()
 				waitUntil(t, "a held task has finished", func() bool { return s.Free() == want })
@@ -532,8 +485,8 @@ func TestSubpoolTune(t *testing.T) {
 
 func TestSubpoolNested(t *testing.T) {
 	t.Run("nested sub-pools under load never exceed either limit", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			outer := newSubpool(t, k.new(t, 6), 4)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			outer := newSubpool(t, k.exactParent(t, 6), 4)
 			a, b := newSubpool(t, outer, 2), newSubpool(t, outer, 3)
 			var nA, nB, nOuter, maxA, maxB, maxOuter, ran atomic.Int32
 			enter := func(n, peak *atomic.Int32) {
@@ -597,8 +550,8 @@ func TestSubpoolNested(t *testing.T) {
 		})
 	})
 	t.Run("groups run on sub-pools", func(t *testing.T) {
-		forEachSubParent(t, func(t *testing.T, k subParentKind) {
-			s := newSubpool(t, k.new(t, 8), 2)
+		forEachParent(t, func(t *testing.T, k poolKind) {
+			s := newSubpool(t, k.exactParent(t, 8), 2)
 			rg := ants.NewResultGroup[int](s)
 			for i := 1; i <= 5; i++ {
 				rg.Go(func() (int, error) { return i * i, nil })
@@ -616,8 +569,8 @@ func TestSubpoolNested(t *testing.T) {
 }
 
 func TestSubpoolRunsEveryAcceptedTaskExactlyOnce(t *testing.T) {
-	forEachSubParent(t, func(t *testing.T, k subParentKind) {
-		testExactlyOnce(t, subTestPool(t, k.new(t, 4), 3))
+	forEachParent(t, func(t *testing.T, k poolKind) {
+		testExactlyOnce(t, subTestPool(t, k.exactParent(t, 4), 3))
 	})
 	t.Run("Nonblocking parent", func(t *testing.T) {
 		testExactlyOnce(t, subTestPool(t, newGroupPool(t, 4, ants.WithNonblocking(true)), 3))

@@ -1,11 +1,19 @@
 package ants
 
-// taskQueue is the pool's FIFO ring of accepted tasks that no worker has
-// taken yet: those on their way to a worker and the buffered ones
-// (Options.QueueSize). It starts empty and doubles as needed, so a large or
-// unbounded QueueSize costs memory only for tasks actually queued; the pool
-// bounds its size (admitLocked), and the purge drops a large empty ring
-// (shrink). Every method requires the pool's lock to be held.
+// taskQueue is the package's one FIFO ring of tasks. It starts empty and
+// doubles as needed, so a large or unbounded bound costs memory only for
+// the tasks actually queued; its owner bounds its size, and shrink drops a
+// large empty ring. It holds:
+//
+//   - a pool's accepted tasks that no worker has taken yet: those on their
+//     way to a worker and the buffered ones (Options.QueueSize), bounded by
+//     admitLocked; the purge calls shrink;
+//   - a Keyed key's tasks queued behind its running one, bounded by
+//     keyedQueueLimit; a recycled key state drops a ring larger than
+//     keyedQueueKeep.
+//
+// It is not safe for concurrent use: every method requires its owner's lock
+// held (the pool's lock, the Keyed's mu).
 type taskQueue[T any] struct {
 	items []T
 	head  int

@@ -132,29 +132,6 @@ func TestLatencyFailsABurstThatCannotStart(t *testing.T) {
 	}
 }
 
-func TestPercentileIsNearestRank(t *testing.T) {
-	v := make([]time.Duration, 100)
-	for i := range v {
-		v[i] = time.Duration(i + 1)
-	}
-	for _, tc := range []struct {
-		in   []time.Duration
-		p    int
-		want time.Duration
-	}{
-		{nil, 50, 0},
-		{v[:1], 99, 1},
-		{v, 50, 50},
-		{v, 99, 99},
-		{v[:10], 50, 5},
-		{v[:10], 99, 10},
-	} {
-		if got := percentile(tc.in, tc.p); got != tc.want {
-			t.Errorf("percentile(%d values, %d) = %v, want %v", len(tc.in), tc.p, got, tc.want)
-		}
-	}
-}
-
 func TestCPUTaskCalibratesToAPositiveCount(t *testing.T) {
 	if n := calibrateCPU(cpuTaskTarget); n < 1 {
 		t.Errorf("calibrateCPU = %d", n)

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/e62cffed/ants/internal/burst"
 )
 
 // burstTimeout bounds how long a burst of the latency workload may take to
@@ -39,21 +39,21 @@ func measureLatency(lib library, w workload) (result, error) {
 	runtime.ReadMemStats(&before)
 
 	r := lib.start(w.cfg, w.work)
-	br := newBurstRunner(r, w.burst)
+	br := burst.NewRunner(func(task func()) error { r.submitFunc(task); return nil }, w.burst, burstTimeout)
 	// A burst's goroutines are all alive once all its tasks have started;
 	// a pool like pond's, whose workers exit when idle, would show none to
 	// a sampler that ticks between bursts.
-	br.allRunning = samples.observe
-	err := br.run(make([]time.Duration, w.burst))
+	br.AllStarted = samples.observe
+	err := br.Run(make([]time.Duration, w.burst))
 	if err != nil {
 		err = fmt.Errorf("warm-up burst: %w", err)
 	}
 	t0 := time.Now()
 	for i := 0; i < w.tasks && err == nil; i += w.burst {
-		err = br.run(lat[i:min(i+w.burst, w.tasks)])
+		err = br.Run(lat[i:min(i+w.burst, w.tasks)])
 	}
 	busy := time.Since(t0)
-	br.timer.Stop()
+	br.Stop()
 	samples.observe()
 	r.stop()
 	peak := samples.stop()
@@ -73,104 +73,7 @@ func measureLatency(lib library, w workload) (result, error) {
 		BytesPerTask:   float64(after.TotalAlloc-before.TotalAlloc) / n,
 		PeakGoroutines: peak - base,
 		HWMKiB:         highWaterKiB(),
-		P50Ns:          float64(percentile(lat, 50)),
-		P99Ns:          float64(percentile(lat, 99)),
+		P50Ns:          float64(burst.Percentile(lat, 50)),
+		P99Ns:          float64(burst.Percentile(lat, 99)),
 	}, nil
-}
-
-// percentile returns the p-th percentile of sorted by the nearest-rank
-// method: the smallest value with at least p% of the values at or below it;
-// 0 for no values.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := (len(sorted)*p + 99) / 100 // ceil(n*p/100)
-	return sorted[max(rank, 1)-1]
-}
-
-// burstRunner submits bursts of tasks to a runner and records each task's
-// wait between its submit call and its start. Its tasks are made once, one
-// per place in a burst, so the measurement allocates nothing per task.
-// Its twin, kept in step, is in the repository root's bench_latency_test.go
-// (BenchmarkStartLatency): that module cannot import this one.
-type burstRunner struct {
-	r          runner
-	allRunning func() // if set, called once every task of a burst has started
-	tasks      []func()
-	timer      *time.Timer // reused by every burst, so that a burst allocates nothing
-	epoch      time.Time   // submitted and the waits are measured from it
-
-	// Set by run before it submits the burst's tasks, read by them: the
-	// submit hands each task over, which orders the write before the read.
-	submitted []time.Duration // when the task at each place was submitted
-	out       []time.Duration // where each place's wait goes
-
-	started    atomic.Int32  // tasks of this burst that have started
-	allStarted chan struct{} // the burst's last task to start sends here
-	gate       sync.WaitGroup
-	finished   sync.WaitGroup
-}
-
-func newBurstRunner(r runner, burst int) *burstRunner {
-	br := &burstRunner{
-		r:          r,
-		tasks:      make([]func(), burst),
-		timer:      time.NewTimer(time.Hour),
-		epoch:      time.Now(),
-		submitted:  make([]time.Duration, burst),
-		allStarted: make(chan struct{}, 1),
-	}
-	br.timer.Stop()
-	for i := range br.tasks {
-		br.tasks[i] = func() {
-			br.out[i] = time.Since(br.epoch) - br.submitted[i]
-			if int(br.started.Add(1)) == len(br.out) {
-				br.allStarted <- struct{}{}
-			}
-			br.gate.Wait()
-			br.finished.Done()
-		}
-	}
-	return br
-}
-
-// run submits len(out) tasks back to back, waits until all have started
-// (at most burstTimeout), lets them finish, and stores their waits in out.
-// After a timeout it still lets every task start and finish before it
-// returns the error.
-func (br *burstRunner) run(out []time.Duration) error {
-	n := len(out)
-	br.out = out
-	br.started.Store(0)
-	br.gate.Add(1)
-	br.finished.Add(n)
-	for i := 0; i < n; i++ {
-		br.submitted[i] = time.Since(br.epoch)
-		br.r.submitFunc(br.tasks[i])
-	}
-	var err error
-	br.timer.Reset(burstTimeout)
-	select {
-	case <-br.allStarted:
-		if br.allRunning != nil {
-			br.allRunning()
-		}
-	case <-br.timer.C:
-		err = fmt.Errorf("only %d of %d tasks started within %v while the pool had idle workers", br.started.Load(), n, burstTimeout)
-	}
-	if !br.timer.Stop() {
-		// Fired as the burst completed: drain it, so that the next Reset
-		// starts clean (a go 1.22 module keeps the old timer channels).
-		select {
-		case <-br.timer.C:
-		default:
-		}
-	}
-	br.gate.Done()
-	br.finished.Wait()
-	if err != nil {
-		<-br.allStarted // sent by the last task once the gate opened
-	}
-	return err
 }

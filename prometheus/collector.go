@@ -23,11 +23,28 @@
 // completed minus panicked. A shedding service alerts on
 // rate(ants_pool_rejected_tasks_total[5m]).
 //
+// A sub-pool (*ants.Subpool) has no workers: its tasks run on its parent's,
+// and its Stats count tasks and slots. So it gets series of its own, named
+// for what they count, and none for Idle and Queued, which are always 0 for
+// it (its tasks wait in the parent):
+//
+//	ants_subpool_capacity_tasks        gauge    Cap: most tasks holding a slot at once; -1 if no limit of its own
+//	ants_subpool_running_tasks         gauge    Running: its tasks running on the parent's workers
+//	ants_subpool_waiting_callers       gauge    Waiting: callers waiting for a slot
+//	ants_subpool_submitted_tasks_total counter  Submitted: its tasks the parent accepted
+//	ants_subpool_completed_tasks_total counter  Completed: its tasks that returned
+//	ants_subpool_panicked_tasks_total  counter  Panicked: its tasks that panicked
+//	ants_subpool_rejected_tasks_total  counter  Rejected: its submit calls that failed, whoever refused them
+//
+// The parent's series count a sub-pool's tasks too, since its workers run
+// them.
+//
 // The collector follows client_golang's collectors.NewDBStatsCollector: its
 // descriptions are built once, every Collect takes one Stats snapshot and
 // turns it into constant metrics, and nothing runs between scrapes (no
 // goroutine, no cache). A scrape costs one Stats call, which takes the
-// pool's lock once, plus the encoding of nine series.
+// pool's lock once, plus the encoding of nine series (seven for a
+// sub-pool).
 //
 // How long tasks wait for a worker and how long they run is what the
 // counters cannot tell; a TaskObserver, given to the pool with
@@ -52,8 +69,9 @@ import (
 
 // StatsSource is anything whose state and counters come as an ants.Stats:
 // every pool kind of package ants (Pool, PoolWithFunc, PoolWithFuncGeneric,
-// MultiPool, MultiPoolWithFunc, MultiPoolWithFuncGeneric), or a type of
-// one's own. Stats must be safe to call from the goroutine that scrapes.
+// MultiPool, MultiPoolWithFunc, MultiPoolWithFuncGeneric, Subpool), or a
+// type of one's own. Stats must be safe to call from the goroutine that
+// scrapes.
 type StatsSource interface {
 	Stats() ants.Stats
 }
@@ -77,61 +95,88 @@ type collector struct {
 // NewCollector returns a collector of s's Stats, each series labelled
 // pool=name; give every pool that is registered with the same registry its
 // own name (a registry refuses two collectors whose series are the same).
-// Each Collect calls s.Stats once. It panics, with the prefix "antsprom:",
-// if s is nil.
+// A *ants.Subpool gets the ants_subpool_ series, any other source the
+// ants_pool_ ones. Each Collect calls s.Stats once. It panics, with the
+// prefix "antsprom:", if s is nil.
 func NewCollector(name string, s StatsSource) prometheus.Collector {
 	if s == nil {
 		panic("antsprom: NewCollector with a nil StatsSource")
 	}
+	series := poolSeries
+	if _, ok := s.(*ants.Subpool); ok {
+		series = subpoolSeries
+	}
 	labels := prometheus.Labels{"pool": name}
-	gauge := func(fqName, help string, value func(ants.Stats) float64) metric {
-		return metric{prometheus.NewDesc(fqName, help, nil, labels), prometheus.GaugeValue, value}
+	metrics := make([]metric, len(series))
+	for i, f := range series {
+		metrics[i] = metric{prometheus.NewDesc(f.name, f.help, nil, labels), f.valueType, f.value}
 	}
-	counter := func(fqName, help string, value func(ants.Stats) float64) metric {
-		return metric{prometheus.NewDesc(fqName, help, nil, labels), prometheus.CounterValue, value}
-	}
-	return &collector{
-		source: s,
-		metrics: []metric{
-			gauge("ants_pool_capacity_workers",
-				"Most worker goroutines the pool runs at once (its Cap); -1 if unlimited.",
-				func(s ants.Stats) float64 { return float64(s.Cap) }),
-			gauge("ants_pool_running_workers",
-				"Worker goroutines of the pool, busy or idle.",
-				func(s ants.Stats) float64 { return float64(s.Running) }),
-			gauge("ants_pool_idle_workers",
-				"Worker goroutines waiting for a task.",
-				func(s ants.Stats) float64 { return float64(s.Idle) }),
-			gauge("ants_pool_waiting_callers",
-				"Callers blocked in a submit, waiting for a worker.",
-				func(s ants.Stats) float64 { return float64(s.Waiting) }),
-			gauge("ants_pool_queued_tasks",
-				"Tasks in the pool's task buffer, accepted and not yet started.",
-				func(s ants.Stats) float64 { return float64(s.Queued) }),
-			counter("ants_pool_submitted_tasks_total",
-				"Tasks accepted: their submit call returned nil.",
-				func(s ants.Stats) float64 { return float64(s.Submitted) }),
-			counter("ants_pool_completed_tasks_total",
-				"Tasks that returned.",
-				func(s ants.Stats) float64 { return float64(s.Completed) }),
-			counter("ants_pool_panicked_tasks_total",
-				"Tasks that panicked (or called runtime.Goexit).",
-				func(s ants.Stats) float64 { return float64(s.Panicked) }),
-			counter("ants_pool_rejected_tasks_total",
-				"Submit calls that returned an error: pool full, closed, context done or nil task.",
-				func(s ants.Stats) float64 { return float64(s.Rejected) }),
-		},
-	}
+	return &collector{source: s, metrics: metrics}
 }
 
-// Describe sends the descriptions of the nine series.
+// figure is one series a collector exports, before it is labelled.
+type figure struct {
+	name, help string
+	valueType  prometheus.ValueType
+	value      func(ants.Stats) float64
+}
+
+// The ValueTypes of the series, short for the tables below.
+const (
+	gauge   = prometheus.GaugeValue
+	counter = prometheus.CounterValue
+)
+
+// poolSeries are the series of a pool of workers, in the order of
+// ants.Stats' fields.
+var poolSeries = []figure{
+	{"ants_pool_capacity_workers", "Most worker goroutines the pool runs at once (its Cap); -1 if unlimited.",
+		gauge, func(s ants.Stats) float64 { return float64(s.Cap) }},
+	{"ants_pool_running_workers", "Worker goroutines of the pool, busy or idle.",
+		gauge, func(s ants.Stats) float64 { return float64(s.Running) }},
+	{"ants_pool_idle_workers", "Worker goroutines waiting for a task.",
+		gauge, func(s ants.Stats) float64 { return float64(s.Idle) }},
+	{"ants_pool_waiting_callers", "Callers blocked in a submit, waiting for a worker.",
+		gauge, func(s ants.Stats) float64 { return float64(s.Waiting) }},
+	{"ants_pool_queued_tasks", "Tasks in the pool's task buffer, accepted and not yet started.",
+		gauge, func(s ants.Stats) float64 { return float64(s.Queued) }},
+	{"ants_pool_submitted_tasks_total", "Tasks accepted: their submit call returned nil.",
+		counter, func(s ants.Stats) float64 { return float64(s.Submitted) }},
+	{"ants_pool_completed_tasks_total", "Tasks that returned.",
+		counter, func(s ants.Stats) float64 { return float64(s.Completed) }},
+	{"ants_pool_panicked_tasks_total", "Tasks that panicked (or called runtime.Goexit).",
+		counter, func(s ants.Stats) float64 { return float64(s.Panicked) }},
+	{"ants_pool_rejected_tasks_total", "Submit calls that returned an error: pool full, closed, context done or nil task.",
+		counter, func(s ants.Stats) float64 { return float64(s.Rejected) }},
+}
+
+// subpoolSeries are the series of a sub-pool, whose figures count tasks
+// and slots, not workers: those of ants.Subpool.Stats but Idle and Queued.
+var subpoolSeries = []figure{
+	{"ants_subpool_capacity_tasks", "Most tasks of the sub-pool that hold a slot at once (its Cap); -1 if it has no limit of its own.",
+		gauge, func(s ants.Stats) float64 { return float64(s.Cap) }},
+	{"ants_subpool_running_tasks", "Tasks of the sub-pool running on its parent's workers: started and not finished.",
+		gauge, func(s ants.Stats) float64 { return float64(s.Running) }},
+	{"ants_subpool_waiting_callers", "Callers waiting for a slot of the sub-pool.",
+		gauge, func(s ants.Stats) float64 { return float64(s.Waiting) }},
+	{"ants_subpool_submitted_tasks_total", "Tasks of the sub-pool that its parent accepted.",
+		counter, func(s ants.Stats) float64 { return float64(s.Submitted) }},
+	{"ants_subpool_completed_tasks_total", "Tasks of the sub-pool that returned.",
+		counter, func(s ants.Stats) float64 { return float64(s.Completed) }},
+	{"ants_subpool_panicked_tasks_total", "Tasks of the sub-pool that panicked (or called runtime.Goexit).",
+		counter, func(s ants.Stats) float64 { return float64(s.Panicked) }},
+	{"ants_subpool_rejected_tasks_total", "Submit calls to the sub-pool that returned an error, whoever refused them.",
+		counter, func(s ants.Stats) float64 { return float64(s.Rejected) }},
+}
+
+// Describe sends the descriptions of the collector's series.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, m := range c.metrics {
 		ch <- m.desc
 	}
 }
 
-// Collect takes one Stats snapshot and sends the nine series made from it.
+// Collect takes one Stats snapshot and sends the series made from it.
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	s := c.source.Stats()
 	for _, m := range c.metrics {

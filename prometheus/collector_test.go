@@ -26,14 +26,26 @@ func (f *fixed) Stats() ants.Stats {
 	return f.stats
 }
 
-// exposition is the text format a scrape of a collector named name over
-// stats s must produce.
-func exposition(name string, s ants.Stats) string {
+// series is one series of a scrape as the text format shows it.
+type series struct {
+	name, kind, help string
+	value            float64
+}
+
+// expose is the text format of a scrape of a collector named name that
+// exports series.
+func expose(name string, series []series) string {
 	var b strings.Builder
-	series := []struct {
-		name, kind, help string
-		value            float64
-	}{
+	for _, m := range series {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s{pool=%q} %g\n", m.name, m.help, m.name, m.kind, m.name, name, m.value)
+	}
+	return b.String()
+}
+
+// exposition is the text format a scrape of a pool's collector named name
+// over stats s must produce.
+func exposition(name string, s ants.Stats) string {
+	return expose(name, []series{
 		{"ants_pool_capacity_workers", "gauge", "Most worker goroutines the pool runs at once (its Cap); -1 if unlimited.", float64(s.Cap)},
 		{"ants_pool_running_workers", "gauge", "Worker goroutines of the pool, busy or idle.", float64(s.Running)},
 		{"ants_pool_idle_workers", "gauge", "Worker goroutines waiting for a task.", float64(s.Idle)},
@@ -43,11 +55,21 @@ func exposition(name string, s ants.Stats) string {
 		{"ants_pool_completed_tasks_total", "counter", "Tasks that returned.", float64(s.Completed)},
 		{"ants_pool_panicked_tasks_total", "counter", "Tasks that panicked (or called runtime.Goexit).", float64(s.Panicked)},
 		{"ants_pool_rejected_tasks_total", "counter", "Submit calls that returned an error: pool full, closed, context done or nil task.", float64(s.Rejected)},
-	}
-	for _, m := range series {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n%s{pool=%q} %g\n", m.name, m.help, m.name, m.kind, m.name, name, m.value)
-	}
-	return b.String()
+	})
+}
+
+// subpoolExposition is exposition for a sub-pool's collector: its figures
+// count tasks, and Idle and Queued are not exported.
+func subpoolExposition(name string, s ants.Stats) string {
+	return expose(name, []series{
+		{"ants_subpool_capacity_tasks", "gauge", "Most tasks of the sub-pool that hold a slot at once (its Cap); -1 if it has no limit of its own.", float64(s.Cap)},
+		{"ants_subpool_running_tasks", "gauge", "Tasks of the sub-pool running on its parent's workers: started and not finished.", float64(s.Running)},
+		{"ants_subpool_waiting_callers", "gauge", "Callers waiting for a slot of the sub-pool.", float64(s.Waiting)},
+		{"ants_subpool_submitted_tasks_total", "counter", "Tasks of the sub-pool that its parent accepted.", float64(s.Submitted)},
+		{"ants_subpool_completed_tasks_total", "counter", "Tasks of the sub-pool that returned.", float64(s.Completed)},
+		{"ants_subpool_panicked_tasks_total", "counter", "Tasks of the sub-pool that panicked (or called runtime.Goexit).", float64(s.Panicked)},
+		{"ants_subpool_rejected_tasks_total", "counter", "Submit calls to the sub-pool that returned an error, whoever refused them.", float64(s.Rejected)},
+	})
 }
 
 func TestCollector(t *testing.T) {
@@ -87,6 +109,41 @@ func TestCollector(t *testing.T) {
 			Submitted: 7, Completed: 3, Panicked: 1, Rejected: 2,
 		})
 		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a sub-pool's figures are exported as tasks and slots, under series of their own", func(t *testing.T) {
+		p, s := busySubpool(t)
+		c := antsprom.NewCollector("part", s)
+		// Two tasks hold the sub-pool's slots and run, one caller waits for
+		// a slot, one task completed, and one TrySubmit was refused.
+		want := subpoolExposition("part", ants.Stats{
+			Cap: 2, Running: 2, Waiting: 1,
+			Submitted: 3, Completed: 1, Rejected: 1,
+		})
+		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+			t.Fatal(err)
+		}
+		problems, err := testutil.CollectAndLint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+		}
+		// The parent and the sub-pool share a registry, and the parent's
+		// series count the sub-pool's tasks, which its workers run.
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(antsprom.NewCollector("shared", p), c)
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 16 {
+			t.Fatalf("gathered %d series (err %v); want 16", n, err)
+		}
+		const parent = `# HELP ants_pool_submitted_tasks_total Tasks accepted: their submit call returned nil.
+# TYPE ants_pool_submitted_tasks_total counter
+ants_pool_submitted_tasks_total{pool="shared"} 3
+`
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(parent), "ants_pool_submitted_tasks_total"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -155,47 +212,18 @@ func busyPool(t *testing.T) *ants.Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := make(chan struct{})
-	waiterDone := make(chan error, 1)
-	waiterStarted := false
-	t.Cleanup(func() {
-		close(gate)
-		if !waiterStarted {
-			waiterDone <- nil
-		}
-		if err := <-waiterDone; err != nil {
-			t.Errorf("the waiting Submit returned %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := p.ReleaseContext(ctx); err != nil {
-			t.Errorf("ReleaseContext: %v", err)
-		}
-	})
-	mustSubmit := func(task func()) {
-		t.Helper()
-		if err := p.Submit(task); err != nil {
-			t.Fatalf("Submit: %v", err)
-		}
-	}
+	h := newHolder(t, p)
 	for i := 0; i < 3; i++ {
-		mustSubmit(func() {})
+		h.submit(p.Submit, func() {})
 	}
 	waitUntil(t, "3 tasks completed", func() bool { return p.Stats().Completed == 3 })
-	mustSubmit(func() { panic("boom") })
+	h.submit(p.Submit, func() { panic("boom") })
 	<-panicked
 	waitUntil(t, "the panic counted", func() bool { return p.Stats().Panicked == 1 })
 
-	started := make(chan struct{}, 2)
-	for i := 0; i < 2; i++ {
-		mustSubmit(func() { started <- struct{}{}; <-gate })
-	}
-	<-started
-	<-started
-	mustSubmit(func() {}) // buffered
-	waiterStarted = true
-	go func() { waiterDone <- p.Submit(func() {}) }()
-	waitUntil(t, "a caller waiting", func() bool { return p.Waiting() == 1 })
+	h.hold(p.Submit, 2)
+	h.submit(p.Submit, func() {}) // buffered
+	h.wait(p.Submit, p.Waiting)
 	if err := p.TrySubmit(func() {}); err == nil {
 		t.Fatal("TrySubmit on a full pool returned nil")
 	}
@@ -203,6 +231,89 @@ func busyPool(t *testing.T) *ants.Pool {
 		t.Fatal("Submit(nil) returned nil")
 	}
 	return p
+}
+
+// busySubpool returns a pool of 4 workers and a sub-pool of 2 slots on it,
+// in a known state: 1 task of the sub-pool completed, 2 running and held,
+// 1 caller waiting for a slot, 1 TrySubmit refused. The cleanup lets
+// everything go and waits for the goroutines of the pool to exit.
+func busySubpool(t *testing.T) (*ants.Pool, *ants.Subpool) {
+	t.Helper()
+	p, err := ants.NewPool(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ants.NewSubpool(p, 2)
+	h := newHolder(t, s, p)
+	h.submit(s.Submit, func() {})
+	waitUntil(t, "1 task completed", func() bool { return s.Stats().Completed == 1 })
+	h.hold(s.Submit, 2)
+	h.wait(s.Submit, s.Waiting)
+	if err := s.TrySubmit(func() {}); err == nil {
+		t.Fatal("TrySubmit on a full sub-pool returned nil")
+	}
+	return p, s
+}
+
+// holder puts pools in a known busy state for a test: it holds tasks until
+// the test ends and keeps one caller waiting. When the test ends it lets
+// them go, checks that the waiting caller's submit succeeded, and releases
+// its pools in order, waiting for each.
+type holder struct {
+	t          *testing.T
+	gate       chan struct{}
+	waiterDone chan error // the waiting caller's result
+	waiter     bool       // a caller was made to wait
+}
+
+func newHolder(t *testing.T, pools ...interface{ ReleaseContext(context.Context) error }) *holder {
+	h := &holder{t: t, gate: make(chan struct{}), waiterDone: make(chan error, 1)}
+	t.Cleanup(func() {
+		close(h.gate)
+		if h.waiter {
+			if err := <-h.waiterDone; err != nil {
+				t.Errorf("the waiting Submit returned %v", err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, p := range pools {
+			if err := p.ReleaseContext(ctx); err != nil {
+				t.Errorf("ReleaseContext: %v", err)
+			}
+		}
+	})
+	return h
+}
+
+// submit submits task, failing the test if submit refuses it.
+func (h *holder) submit(submit func(func()) error, task func()) {
+	h.t.Helper()
+	if err := submit(task); err != nil {
+		h.t.Fatalf("Submit: %v", err)
+	}
+}
+
+// hold submits n tasks that wait for the end of the test, and waits until
+// all of them run.
+func (h *holder) hold(submit func(func()) error, n int) {
+	h.t.Helper()
+	started := make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		h.submit(submit, func() { started <- struct{}{}; <-h.gate })
+	}
+	for i := 0; i < n; i++ {
+		<-started
+	}
+}
+
+// wait makes one caller submit from another goroutine and waits until
+// waiting reports it blocked.
+func (h *holder) wait(submit func(func()) error, waiting func() int) {
+	h.t.Helper()
+	h.waiter = true
+	go func() { h.waiterDone <- submit(func() {}) }()
+	waitUntil(h.t, "a caller waiting", func() bool { return waiting() == 1 })
 }
 
 // waitUntil yields until cond holds, failing the test after 10 s.

@@ -18,30 +18,26 @@ func recorder(order chan<- int, i int) func() {
 }
 
 func TestQueueSize(t *testing.T) {
-	forEverySinglePool(t, func(t *testing.T, m poolMaker) {
+	forEachKind(t, func(t *testing.T, k poolKind) {
 		t.Run("Submit returns at once while the buffer has room", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithQueueSize(3))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(3))
 			var ran atomic.Int32
 			for range 3 {
 				require.NoError(t, p.submit(func() { ran.Add(1) })) // would block without the buffer
 			}
-			s := p.stats()
+			s := p.Stats()
 			assert.Equal(t, 3, s.Queued)
 			assert.Zero(t, s.Waiting)
-			assert.Zero(t, p.waiting(), "buffered tasks count as blocked callers")
+			assert.Zero(t, p.Waiting(), "buffered tasks count as blocked callers")
 			assert.Equal(t, uint64(4), s.Submitted)
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Equal(t, int32(3), ran.Load())
 		})
 
 		t.Run("buffered tasks run in FIFO order", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithQueueSize(10))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(10))
 			order := make(chan int, 10)
 			for i := range 10 {
 				require.NoError(t, p.submit(recorder(order, i)))
@@ -53,17 +49,14 @@ func TestQueueSize(t *testing.T) {
 		})
 
 		t.Run("callers wait only when the buffer is full and are served after it, in order", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithQueueSize(1))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(1))
 			order := make(chan int, 4)
 			require.NoError(t, p.submit(recorder(order, 0)))
 			errs := make([]<-chan error, 0, 3)
 			for i := 1; i <= 3; i++ {
-				errs = append(errs, async(func() error { return p.submit(recorder(order, i)) }))
-				waitUntil(t, "the caller waits", func() bool { return p.waiting() == i })
+				errs = append(errs, blocked(t, p, i, func() error { return p.submit(recorder(order, i)) }))
 			}
-			s := p.stats()
+			s := p.Stats()
 			assert.Equal(t, 1, s.Queued)
 			assert.Equal(t, 3, s.Waiting)
 
@@ -80,112 +73,98 @@ func TestQueueSize(t *testing.T) {
 			for _, c := range []struct {
 				name   string
 				opts   []ants.Option
-				submit func(p *poolUnderTest) func(func()) error
+				submit func(p *testPool) func(func()) error
 			}{
-				{"TrySubmit", nil, func(p *poolUnderTest) func(func()) error { return p.trySubmit }},
-				{"Nonblocking", []ants.Option{ants.WithNonblocking(true)}, func(p *poolUnderTest) func(func()) error { return p.submit }},
+				{"TrySubmit", nil, func(p *testPool) func(func()) error { return p.trySubmit }},
+				{"Nonblocking", []ants.Option{ants.WithNonblocking(true)}, func(p *testPool) func(func()) error { return p.submit }},
 			} {
 				t.Run(c.name, func(t *testing.T) {
-					p := m.mustMake(t, 1, append(c.opts, ants.WithQueueSize(2))...)
-					l := newGate(t)
-					occupyAll(t, p, l)
+					p, l := k.mustNewFull(t, 1, append(c.opts, ants.WithQueueSize(2))...)
 					submit := c.submit(p)
 					var ran atomic.Int32
 					task := func() { ran.Add(1) }
 					require.NoError(t, submit(task), "the buffer refused its first task")
 					require.NoError(t, submit(task), "the buffer refused its second task")
 					assert.ErrorIs(t, submit(task), ants.ErrPoolOverload)
-					assert.Zero(t, p.waiting())
+					assert.Zero(t, p.Waiting())
 
 					l.open()
-					require.NoError(t, p.releaseTimeout(long))
+					require.NoError(t, p.ReleaseTimeout(long))
 					assert.Equal(t, int32(2), ran.Load())
 				})
 			}
 		})
 
 		t.Run("MaxBlockingTasks counts the callers waiting behind a full buffer", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithQueueSize(1), ants.WithMaxBlockingTasks(1))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(1), ants.WithMaxBlockingTasks(1))
 			var ran atomic.Int32
 			task := func() { ran.Add(1) }
 			require.NoError(t, p.submit(task))
-			errc := async(func() error { return p.submit(task) })
-			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			errc := blocked(t, p, 1, func() error { return p.submit(task) })
 			assert.ErrorIs(t, p.submit(task), ants.ErrPoolOverload)
 
 			l.open()
 			assert.NoError(t, recv(t, errc, "the waiting caller"))
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Equal(t, int32(2), ran.Load())
 		})
 
 		t.Run("a negative size buffers without bound", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithQueueSize(-1))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(-1))
 			const n = 1000
 			var ran atomic.Int32
 			for range n {
 				require.NoError(t, p.trySubmit(func() { ran.Add(1) }))
 			}
-			assert.Equal(t, n, p.stats().Queued)
-			assert.Zero(t, p.waiting())
+			assert.Equal(t, n, p.Stats().Queued)
+			assert.Zero(t, p.Waiting())
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Equal(t, int32(n), ran.Load())
-			s := p.stats()
+			s := p.Stats()
 			assert.Equal(t, uint64(n+1), s.Completed)
 			assert.Zero(t, s.Queued)
 		})
 
 		t.Run("a context-aware caller waits only for a full buffer and can give up", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithQueueSize(1))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(1))
 			ctx, cancel := context.WithCancel(context.Background())
 			var buffered, cancelled atomic.Int32
-			require.NoError(t, p.submitCtx(ctx, func() { buffered.Add(1) }))
-			errc := async(func() error { return p.submitCtx(ctx, func() { cancelled.Add(1) }) })
-			waitUntil(t, "the caller waits", func() bool { return p.waiting() == 1 })
+			require.NoError(t, p.submitContext(ctx, func() { buffered.Add(1) }))
+			errc := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() { cancelled.Add(1) }) })
 			cancel()
 			assert.ErrorIs(t, recv(t, errc, "the cancelled caller"), context.Canceled)
 
 			l.open()
-			require.NoError(t, p.releaseTimeout(long))
+			require.NoError(t, p.ReleaseTimeout(long))
 			assert.Equal(t, int32(1), buffered.Load(), "a buffered task whose context was cancelled must still run")
 			assert.Zero(t, cancelled.Load())
 		})
 
 		t.Run("growing the pool with Tune starts buffered tasks at once", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithQueueSize(4))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(4))
 			started := make(chan struct{}, 2)
 			require.NoError(t, p.submit(l.task(started)))
 			require.NoError(t, p.submit(l.task(started)))
-			assert.Equal(t, 2, p.stats().Queued)
+			assert.Equal(t, 2, p.Stats().Queued)
 
-			p.tune(3)
+			p.Tune(3)
 			recv(t, started, "a buffered task on a new worker")
 			recv(t, started, "a buffered task on a new worker")
-			s := p.stats()
+			s := p.Stats()
 			assert.Zero(t, s.Queued)
 			assert.Equal(t, 3, s.Running)
 		})
 
 		t.Run("a buffer keeps its order across Release and Reboot", func(t *testing.T) {
-			p := m.mustMake(t, 1, ants.WithQueueSize(3))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(3))
 			order := make(chan int, 3)
 			require.NoError(t, p.submit(recorder(order, 0)))
 			require.NoError(t, p.submit(recorder(order, 1)))
-			p.release()
+			p.Release()
 			assert.ErrorIs(t, p.submit(recorder(order, -1)), ants.ErrPoolClosed)
-			p.reboot()
+			p.Reboot()
 			require.NoError(t, p.submit(recorder(order, 2)), "the rebooted pool refused a task with room in its buffer")
 
 			l.open()
@@ -198,35 +177,33 @@ func TestQueueSize(t *testing.T) {
 
 // Buffered tasks are accepted tasks: Release must not lose them.
 func TestQueueSizeAcrossRelease(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, m poolMaker) {
+	forEveryPool(t, func(t *testing.T, k poolKind) {
 		t.Run("every buffered task runs exactly once across Release, and ReleaseTimeout waits for them", func(t *testing.T) {
 			const perPool = 5
-			p := m.mustMake(t, 2, ants.WithQueueSize(perPool))
-			l := newGate(t)
-			occupyAll(t, p, l)
-			n := perPool * p.subPools
+			p, l := k.mustNewFull(t, 2, ants.WithQueueSize(perPool))
+			n := perPool * p.members
 			ran := make([]atomic.Int32, n)
 			for i := range n {
 				require.NoError(t, p.submit(func() { ran[i].Add(1) }))
 			}
-			require.Equal(t, n, p.stats().Queued)
+			require.Equal(t, n, p.Stats().Queued)
 			var waiterRan atomic.Int32
-			waiter := async(func() error { return p.submit(func() { waiterRan.Add(1) }) })
-			waitUntil(t, "a caller waits behind the full buffer", func() bool { return p.waiting() == 1 })
+			waiter := blocked(t, p, 1, func() error { return p.submit(func() { waiterRan.Add(1) }) })
 
-			released := async(func() error { return p.releaseTimeout(long) })
+			released := asyncChecked(func() error { return p.ReleaseTimeout(long) }, func() {
+				for i := range n {
+					assert.Equal(t, int32(1), ran[i].Load(), "runs of buffered task %d when ReleaseTimeout returned", i)
+				}
+			})
 			assert.ErrorIs(t, recv(t, waiter, "the waiting caller"), ants.ErrPoolClosed)
 			assert.ErrorIs(t, p.submit(func() {}), ants.ErrPoolClosed)
 			assertNoRecv(t, released, "ReleaseTimeout returning while buffered tasks are held")
 
 			l.open()
 			require.NoError(t, recv(t, released, "ReleaseTimeout"))
-			for i := range n {
-				assert.Equal(t, int32(1), ran[i].Load(), "runs of buffered task %d when ReleaseTimeout returned", i)
-			}
 			assert.Zero(t, waiterRan.Load(), "the task of a caller refused by Release ran")
-			s := p.stats()
-			assert.Equal(t, uint64(p.capacity+n), s.Submitted)
+			s := p.Stats()
+			assert.Equal(t, uint64(p.Cap()+n), s.Submitted)
 			assert.Equal(t, s.Submitted, s.Completed)
 			assert.Equal(t, uint64(2), s.Rejected)
 			assert.Zero(t, s.Queued)
@@ -235,16 +212,14 @@ func TestQueueSizeAcrossRelease(t *testing.T) {
 
 		t.Run("ReleaseTimeout times out while buffered tasks are held, and they still run", func(t *testing.T) {
 			const perPool = 3
-			p := m.mustMake(t, 1, ants.WithQueueSize(perPool))
-			l := newGate(t)
-			occupyAll(t, p, l)
+			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(perPool))
 			var wg sync.WaitGroup
-			n := perPool * p.subPools
+			n := perPool * p.members
 			wg.Add(n)
 			for range n {
 				require.NoError(t, p.submit(wg.Done))
 			}
-			assert.ErrorIs(t, p.releaseTimeout(brief), ants.ErrTimeout)
+			assert.ErrorIs(t, p.ReleaseTimeout(brief), ants.ErrTimeout)
 
 			l.open()
 			drained := make(chan struct{})
@@ -278,5 +253,7 @@ func TestQueueSizeTuneOnAReleasedPoolStartsNoPurgeGoroutine(t *testing.T) {
 	l.open()
 	require.NoError(t, recv(t, released, "ReleaseTimeout"), "ReleaseTimeout waited for a purge goroutine")
 	assert.Equal(t, int32(4), ran.Load())
-	assert.False(t, clock.TryTick(brief), "a purge goroutine outlived the released pool")
+	pr := p.PoolProbe()
+	assert.False(t, pr.Purging, "a purge goroutine outlived the released pool")
+	assert.Zero(t, pr.Live, "a goroutine outlived the released pool")
 }

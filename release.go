@@ -1,0 +1,80 @@
+package ants
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Every pool kind (Pool and the function pools, the multi-pools, Subpool)
+// is released and waited for the same way: ReleaseContext is a close
+// followed by a wait on a channel closed when a count reaches zero, and
+// ReleaseTimeout is ReleaseContext with a deadline. The helpers below are
+// that one implementation; each kind supplies its close and its count.
+
+// releaseAndWait is ReleaseContext: closePool closes the pool and reports
+// whether this call did (false: it was closed already), and wait waits
+// until the pool's work is over or ctx is done. It returns ErrPoolClosed if
+// the pool was already closed, nil at once for a nil ctx, and otherwise
+// what wait returns.
+func releaseAndWait(ctx context.Context, closePool func() bool, wait func(context.Context) error) error {
+	if !closePool() {
+		return ErrPoolClosed
+	}
+	if ctx == nil {
+		return nil
+	}
+	return wait(ctx)
+}
+
+// releaseWithin is ReleaseTimeout: it calls releaseContext with a context
+// that ends after timeout, whose end waitZero reports as ErrTimeout.
+func releaseWithin(timeout time.Duration, releaseContext func(context.Context) error) error {
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, errReleaseTimeout)
+	defer cancel()
+	return releaseContext(ctx)
+}
+
+// errReleaseTimeout is the cause of releaseWithin's context, by which
+// waitZero tells it from a context of the caller's, whose end it reports as
+// ctx.Err(). It is never returned.
+var errReleaseTimeout = errors.New("ants: release timeout")
+
+// waitZero waits until *n is 0 or ctx is done. mu guards *n and *done;
+// whoever brings *n to 0 closes *done if it is not nil, and sets it to nil
+// (see closeZero). waitZero makes the channel only when it has to wait.
+//
+// It returns nil once *n is 0. If ctx ends first it returns ErrTimeout for
+// releaseWithin's context and ctx.Err() for any other: the one place where
+// a release's deadline becomes ErrTimeout.
+func waitZero(ctx context.Context, mu sync.Locker, n *int, done *chan struct{}) error {
+	mu.Lock()
+	if *n == 0 {
+		mu.Unlock()
+		return nil
+	}
+	if *done == nil {
+		*done = make(chan struct{})
+	}
+	ch := *done
+	mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		if context.Cause(ctx) == errReleaseTimeout {
+			return ErrTimeout
+		}
+		return ctx.Err()
+	}
+}
+
+// closeZero wakes the waitZero calls waiting on *done, for a count that has
+// just reached 0. It requires the lock that guards *done held.
+func closeZero(done *chan struct{}) {
+	if *done != nil {
+		close(*done)
+		*done = nil
+	}
+}

@@ -1,0 +1,79 @@
+package ants_test
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/e62cffed/ants"
+)
+
+func TestSpinLock(t *testing.T) {
+	t.Run("one holder at a time under contention", func(t *testing.T) {
+		// More goroutines than cores, so that holders are preempted and
+		// waiters reach the backoff; the counter is a plain int, so a
+		// second holder is also a data race under -race.
+		var (
+			l       ants.SpinLock
+			holders atomic.Int32
+			count   int
+			wg      sync.WaitGroup
+		)
+		goroutines := 4 * runtime.GOMAXPROCS(0)
+		const perGoroutine = 2000
+		for range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range perGoroutine {
+					l.Lock()
+					if n := holders.Add(1); n != 1 {
+						t.Errorf("%d holders at once", n)
+					}
+					count++
+					if count%64 == 0 {
+						runtime.Gosched() // hold it across a reschedule
+					}
+					holders.Add(-1)
+					l.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, goroutines*perGoroutine, count)
+	})
+	t.Run("Lock waits for Unlock", func(t *testing.T) {
+		var l ants.SpinLock
+		l.Lock()
+		var unlocked atomic.Bool
+		trying, acquired := make(chan struct{}), make(chan bool)
+		go func() {
+			trying <- struct{}{}
+			l.Lock()
+			acquired <- unlocked.Load()
+			l.Unlock()
+		}()
+		// The waiter reports what it saw of unlocked, which is set just
+		// before Unlock: a Lock that did not wait reports false if it
+		// returns before the store, which the handshake and the yield make
+		// the usual order. (The subtest above is the thorough check.)
+		<-trying
+		runtime.Gosched()
+		unlocked.Store(true)
+		l.Unlock()
+		assert.True(t, recv(t, acquired, "the waiter to acquire the lock"), "Lock returned while the lock was held")
+	})
+	t.Run("the zero value is unlocked and the lock is reusable", func(t *testing.T) {
+		var l ants.SpinLock
+		n := 0
+		for range 3 {
+			l.Lock()
+			n++
+			l.Unlock()
+		}
+		assert.Equal(t, 3, n)
+	})
+}
