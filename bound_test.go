@@ -70,55 +70,39 @@ func (s *peakSampler) stop() int {
 	return s.peak
 }
 
-// boundKind is one pool kind under the bound: new returns a pool of capacity
-// size (in all: a MultiPool splits it over its members), its submit, its
-// purge goroutines at most, and the pool for control calls.
-type boundKind struct {
-	name string
-	new  func(t *testing.T, size int, opts ...ants.Option) boundPool
+// boundPool is a pool under the bound: capacity size in all (a multi-pool
+// splits it over boundMembers member pools), and the purge goroutines it may
+// hold.
+type boundPool struct {
+	*testPool
+	purges int
 }
 
-type boundPool struct {
-	submit  func() error // submits a no-op task
-	purges  int          // purge goroutines the pool may hold
-	control interface {
-		Release()
-		ReleaseTimeout(time.Duration) error
-		Reboot()
-		Cap() int
+// boundMembers is the number of member pools of the multi-pools here.
+const boundMembers = 4
+
+// forEachBoundKind runs test on every kind that owns its workers: Pool, the
+// function pools and the multi-pools (a Subpool runs on its parent's).
+func forEachBoundKind(t *testing.T, test func(t *testing.T, k poolKind, newPool func(t *testing.T, size int, opts ...ants.Option) boundPool)) {
+	for _, k := range poolKinds {
+		if k.family == sub {
+			continue
+		}
+		test(t, k, func(t *testing.T, size int, opts ...ants.Option) boundPool {
+			if k.family == multi {
+				p, err := k.newMulti(boundMembers, size/boundMembers, k.lbs, opts...)
+				require.NoError(t, err)
+				return boundPool{p, boundMembers}
+			}
+			p, err := k.new(size, opts...)
+			require.NoError(t, err)
+			return boundPool{p, 1}
+		})
 	}
 }
 
-var noop = func() {}
-
-var boundKinds = []boundKind{
-	{"Pool", func(t *testing.T, size int, opts ...ants.Option) boundPool {
-		p, err := ants.NewPool(size, opts...)
-		require.NoError(t, err)
-		return boundPool{func() error { return p.Submit(noop) }, 1, p}
-	}},
-	{"PoolWithFunc", func(t *testing.T, size int, opts ...ants.Option) boundPool {
-		p, err := ants.NewPoolWithFunc(size, func(any) {}, opts...)
-		require.NoError(t, err)
-		return boundPool{func() error { return p.Invoke(nil) }, 1, p}
-	}},
-	{"PoolWithFuncGeneric", func(t *testing.T, size int, opts ...ants.Option) boundPool {
-		p, err := ants.NewPoolWithFuncGeneric(size, func(int) {}, opts...)
-		require.NoError(t, err)
-		return boundPool{func() error { return p.Invoke(1) }, 1, p}
-	}},
-	{"MultiPool", func(t *testing.T, size int, opts ...ants.Option) boundPool {
-		const members = 4
-		mp, err := ants.NewMultiPool(members, size/members, ants.RoundRobin, opts...)
-		require.NoError(t, err)
-		return boundPool{func() error { return mp.Submit(noop) }, members, multiControl{mp}}
-	}},
-}
-
-// multiControl gives a MultiPool the Release the bound tests call.
-type multiControl struct{ *ants.MultiPool }
-
-func (m multiControl) Release() { _ = m.ReleaseTimeout(0) }
+// noop is a task that does nothing.
+func noop() {}
 
 // submitAll submits n no-op tasks from submitters goroutines and fails the
 // test if a submission is refused.
@@ -157,7 +141,7 @@ func churnTasks() int {
 
 func TestGoroutinesStayWithinCapUnderChurn(t *testing.T) {
 	const size = 1000
-	for _, k := range boundKinds {
+	forEachBoundKind(t, func(t *testing.T, k poolKind, newPool func(*testing.T, int, ...ants.Option) boundPool) {
 		for _, queue := range []int{0, size} {
 			for _, submitters := range []int{1, 8, 64} {
 				if k.name != "Pool" && submitters != 8 {
@@ -165,21 +149,21 @@ func TestGoroutinesStayWithinCapUnderChurn(t *testing.T) {
 				}
 				t.Run(fmt.Sprintf("%s/queue=%d/submitters=%d", k.name, queue, submitters), func(t *testing.T) {
 					base := runtime.NumGoroutine()
-					p := k.new(t, size, ants.WithExpiryDuration(time.Millisecond), ants.WithQueueSize(queue))
+					p := newPool(t, size, ants.WithExpiryDuration(time.Millisecond), ants.WithQueueSize(queue))
 					s := samplePeak()
 					n := churnTasks()
 					if k.name != "Pool" {
 						n /= 4
 					}
-					submitAll(t, p.submit, n, submitters)
-					require.NoError(t, p.control.ReleaseTimeout(long))
+					submitAll(t, func() error { return p.submit(noop) }, n, submitters)
+					require.NoError(t, p.ReleaseTimeout(long))
 					peak := s.stop()
 					limit := base + submitters + 1 + size + p.purges + boundSlack
 					assert.LessOrEqual(t, peak, limit, "goroutines: base %d, %d submitters, sampler, capacity %d, %d purge", base, submitters, size, p.purges)
 				})
 			}
 		}
-	}
+	})
 }
 
 // TestGoroutinesStayWithinCapAroundRelease releases and reboots a pool,
@@ -199,10 +183,10 @@ func TestGoroutinesStayWithinCapAroundRelease(t *testing.T) {
 		name    string
 		release func(p boundPool)
 	}{
-		{"Release", func(p boundPool) { p.control.Release() }},
-		{"ReleaseTimeout", func(p boundPool) { _ = p.control.ReleaseTimeout(long) }},
+		{"Release", func(p boundPool) { p.Release() }},
+		{"ReleaseTimeout", func(p boundPool) { _ = p.ReleaseTimeout(long) }},
 	}
-	for _, k := range boundKinds {
+	forEachBoundKind(t, func(t *testing.T, k poolKind, newPool func(*testing.T, int, ...ants.Option) boundPool) {
 		for _, r := range releases {
 			for _, queue := range []int{0, size} {
 				if k.name != "Pool" && (r.name != "Release" || queue != 0) {
@@ -210,7 +194,7 @@ func TestGoroutinesStayWithinCapAroundRelease(t *testing.T) {
 				}
 				t.Run(fmt.Sprintf("%s/%s/queue=%d", k.name, r.name, queue), func(t *testing.T) {
 					base := runtime.NumGoroutine()
-					p := k.new(t, size, ants.WithExpiryDuration(time.Millisecond), ants.WithQueueSize(queue))
+					p := newPool(t, size, ants.WithExpiryDuration(time.Millisecond), ants.WithQueueSize(queue))
 					s := samplePeak()
 
 					// A submitter refused by a closed pool waits for the
@@ -234,7 +218,7 @@ func TestGoroutinesStayWithinCapAroundRelease(t *testing.T) {
 									return
 								default:
 								}
-								switch err := p.submit(); {
+								switch err := p.submit(noop); {
 								case err == nil:
 									if accepted.Add(1)%size == 0 {
 										select {
@@ -257,17 +241,17 @@ func TestGoroutinesStayWithinCapAroundRelease(t *testing.T) {
 						reopened := make(chan struct{})
 						gate.Store(&reopened)
 						r.release(p)
-						p.control.Reboot()
+						p.Reboot()
 						close(reopened)
 					}
 					close(stop)
 					wg.Wait()
-					require.NoError(t, p.control.ReleaseTimeout(long))
+					require.NoError(t, p.ReleaseTimeout(long))
 					peak := s.stop()
 					limit := base + submitters + 1 + size + p.purges + boundSlack
 					assert.LessOrEqual(t, peak, limit, "goroutines: base %d, %d submitters, sampler, capacity %d, %d purge", base, submitters, size, p.purges)
 				})
 			}
 		}
-	}
+	})
 }
