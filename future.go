@@ -63,12 +63,16 @@ func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T
 		return f
 	}
 	ctx = orBackground(ctx)
-	if err := s.SubmitContext(ctx, func() {
+	tm := timerFor(s)
+	if err := tm.submitContext(s, ctx, func() {
 		if err := ctx.Err(); err != nil {
 			f.finish(*new(T), err)
 			return
 		}
-		f.finish(callValue(fn))
+		start := tm.start()
+		v, err := callValue(fn)
+		tm.doneErr(start, err)
+		f.finish(v, err)
 	}); err != nil {
 		f.finish(*new(T), err)
 	}

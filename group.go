@@ -60,7 +60,8 @@ func (g *Group) Go(task func() error) {
 		return
 	}
 	g.wg.Add(1)
-	if err := g.pool.SubmitContext(g.ctx, g.wrap(task)); err != nil {
+	tm := timerFor(g.pool)
+	if err := tm.submitContext(g.pool, g.ctx, g.wrap(task, tm)); err != nil {
 		g.fail(err) // before Done, so that a Wait it ends sees err
 		g.wg.Done()
 	}
@@ -81,7 +82,8 @@ func (g *Group) TryGo(task func() error) bool {
 		return false
 	}
 	g.wg.Add(1)
-	switch err := tp.TrySubmit(g.wrap(task)); err {
+	tm := timerFor(g.pool)
+	switch err := tm.trySubmit(tp, g.wrap(task, tm)); err {
 	case nil:
 		return true
 	case ErrPoolOverload:
@@ -109,7 +111,7 @@ func (g *Group) Wait() error {
 // into a *PanicError. The task counts as done (the deferred Done) only after
 // its error is recorded, so Wait sees it; a task that calls runtime.Goexit
 // counts as done too.
-func (g *Group) wrap(task func() error) func() {
+func (g *Group) wrap(task func() error, tm wrapperTimer) func() {
 	return func() {
 		defer g.wg.Done()
 		if err := g.ctx.Err(); err != nil {
@@ -118,7 +120,10 @@ func (g *Group) wrap(task func() error) func() {
 			g.fail(err)
 			return
 		}
-		if err := g.call(task); err != nil {
+		start := tm.start()
+		err := g.call(task)
+		tm.doneErr(start, err)
+		if err != nil {
 			g.fail(err)
 		}
 	}

@@ -45,6 +45,7 @@ const keyedMapReset = 1024
 // its own key, with the key's queue full, waits for itself.
 type Keyed[K comparable] struct {
 	pool Submitter
+	obs  Observer // the pool's, if it is one of the package's Submitters
 
 	// mu guards every field below, and the fields of the keyQueues in keys.
 	mu sync.Mutex
@@ -88,7 +89,7 @@ type keyQueue[K comparable] struct {
 // NewKeyed returns a Keyed that runs its tasks on p. It panics if p is nil.
 func NewKeyed[K comparable](p Submitter) *Keyed[K] {
 	mustSubmitter(p)
-	k := &Keyed[K]{pool: p, keys: make(map[K]*keyQueue[K])}
+	k := &Keyed[K]{pool: p, obs: observerOf(p), keys: make(map[K]*keyQueue[K])}
 	k.idle.L = &k.mu
 	return k
 }
@@ -123,6 +124,11 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 	ctx, err := liveContext(ctx)
 	if err != nil {
 		return err
+	}
+	// Each task is timed on its own, from this call: its time in the key's
+	// queue is in its wait; the key's runner is not reported as a task.
+	if k.obs != nil {
+		task = wrapperTimer{k.obs, nanotime()}.wrap(task)
 	}
 	k.mu.Lock()
 	for {
@@ -162,7 +168,7 @@ func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task func()) error {
 	k.pending++
 	k.mu.Unlock()
 
-	err := k.pool.SubmitContext(ctx, q.run)
+	err := wrapperTimer{obs: k.obs}.submitContext(k.pool, ctx, q.run)
 
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -102,8 +102,11 @@ func (s *Stream) Go(task func() func()) {
 		s.finish(it, nil, ErrNilTask)
 		return
 	}
-	if err := s.pool.SubmitContext(context.Background(), func() {
+	tm := timerFor(s.pool)
+	if err := tm.submitContext(s.pool, context.Background(), func() {
+		start := tm.start()
 		cb, err := callTask(task)
+		tm.doneErr(start, err)
 		s.finish(it, cb, err)
 	}); err != nil {
 		s.finish(it, nil, err)

@@ -40,6 +40,7 @@ import (
 type Subpool struct {
 	parent Submitter
 	try    TrySubmitter // the parent, if it has TrySubmit; nil if not
+	obs    Observer     // the parent's observer, if it is one of the package's Submitters
 
 	// mu guards the fields below up to the atomics.
 	mu sync.Mutex
@@ -80,6 +81,7 @@ func NewSubpool(parent Submitter, size int) *Subpool {
 	mustSubmitter(parent)
 	s := &Subpool{parent: parent}
 	s.try, _ = parent.(TrySubmitter)
+	s.obs = observerOf(parent)
 	if size <= 0 {
 		size = -1
 	}
@@ -97,7 +99,7 @@ func NewSubpool(parent Submitter, size int) *Subpool {
 // A task that submits to its own sub-pool can wait forever once the
 // sub-pool is full, as with a Pool.
 func (s *Subpool) Submit(task func()) error {
-	return s.submit(context.Background(), task, false)
+	return s.submit(context.Background(), task, false, false)
 }
 
 // SubmitContext is Submit for a caller that gives up when ctx is done,
@@ -105,7 +107,7 @@ func (s *Subpool) Submit(task func()) error {
 // ctx.Err() and task never runs. A ctx already done returns at once. A nil
 // ctx is taken as context.Background().
 func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
-	return s.submit(orBackground(ctx), task, false)
+	return s.submit(orBackground(ctx), task, false, false)
 }
 
 // TrySubmit is Submit for a caller that never waits, neither for a slot nor
@@ -115,14 +117,23 @@ func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
 // wait, so on such a parent TrySubmit always returns ErrPoolOverload, as
 // Group.TryGo never takes a task there.
 func (s *Subpool) TrySubmit(task func()) error {
-	return s.submit(context.Background(), task, true)
+	return s.submit(context.Background(), task, true, false)
 }
 
 // submit admits task if a slot is free and nobody waits, and hands it to
-// the parent; otherwise it fails (try) or waits (waitUnlock).
-func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
+// the parent; otherwise it fails (try) or waits (waitUnlock). A self task
+// reports its own times to the observer (selfTimedSubmitter); the others
+// are timed from here, if the parent has an observer.
+func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error {
 	if task == nil {
 		return rejectNil(&s.rejected, &s.closed)
+	}
+	var tm wrapperTimer
+	if s.obs != nil {
+		tm.obs = s.obs
+		if !self {
+			tm.submitted = nanotime()
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		s.rejected.Add(1)
@@ -139,14 +150,14 @@ func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
-		return s.hand(ctx, task, try)
+		return s.hand(ctx, task, try, tm, self)
 	}
 	if try {
 		s.mu.Unlock()
 		s.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return s.waitUnlock(ctx, task)
+	return s.waitUnlock(ctx, task, tm, self)
 }
 
 // waitUnlock queues the caller, unlocks s.mu, and waits until a slot is
@@ -159,7 +170,7 @@ func (s *Subpool) submit(ctx context.Context, task func(), try bool) error {
 // handed over just as ctx ends is neither lost nor used twice: the caller
 // finds it taken and gives it back (refused), which hands it to the next
 // waiter.
-func (s *Subpool) waitUnlock(ctx context.Context, task func()) error {
+func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer, self bool) error {
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
 	w := &waiter[chan struct{}]{arg: make(chan struct{})}
@@ -188,21 +199,25 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func()) error {
 		s.refused()
 		return err
 	}
-	return s.hand(ctx, task, false)
+	return s.hand(ctx, task, false, tm, self)
 }
 
 // hand submits task to the parent; the caller holds a slot, which the task
 // gives back when it ends, or hand gives back at once if the parent refuses.
-func (s *Subpool) hand(ctx context.Context, task func(), try bool) error {
+// tm times the task unless self (see submit).
+func (s *Subpool) hand(ctx context.Context, task func(), try bool, tm wrapperTimer, self bool) error {
 	t := newSubTask(s, task)
+	if !self {
+		t.timer = tm
+	}
 	var err error
 	if try {
-		err = s.try.TrySubmit(t.run)
+		err = tm.trySubmit(s.try, t.run)
 	} else {
-		err = s.parent.SubmitContext(ctx, t.run)
+		err = tm.submitContext(s.parent, ctx, t.run)
 	}
 	if err != nil {
-		t.s, t.task = nil, nil
+		t.s, t.task, t.timer = nil, nil, wrapperTimer{}
 		subTasks.Put(t)
 		s.refused()
 	}
@@ -263,9 +278,10 @@ func (s *Subpool) grantLocked() {
 // a task to the parent allocates nothing in steady state; sync.Pool rather
 // than a list on the sub-pool, so that an idle sub-pool keeps nothing.
 type subTask struct {
-	s    *Subpool
-	task func()
-	run  func() // the exec method value
+	s     *Subpool
+	task  func()
+	timer wrapperTimer // times task for the observer, if it is not self-timed
+	run   func()       // the exec method value
 }
 
 var subTasks sync.Pool
@@ -286,12 +302,16 @@ func newSubTask(s *Subpool, task func()) *subTask {
 // PanicHandler sees it as usual. A task that calls runtime.Goexit frees its
 // slot the same way and counts as panicked, as in a pool.
 func (t *subTask) exec() {
-	s, task := t.s, t.task
-	t.s, t.task = nil, nil
+	s, task, tm := t.s, t.task, t.timer
+	t.s, t.task, t.timer = nil, nil, wrapperTimer{}
 	subTasks.Put(t) // the parent runs its task once: t is free again
 	s.running.Add(1)
+	start := tm.start()
 	ok := false
-	defer func() { s.finished(ok) }()
+	defer func() {
+		tm.done(start, !ok)
+		s.finished(ok)
+	}()
 	task()
 	ok = true
 }
