@@ -64,8 +64,9 @@ func (p *poolCore[T]) Tune(size int) {
 	}
 	p.capacity.Store(int32(size))
 	taken := 0
+	var stopped *goWorker[T]
 	if size < old {
-		p.stopIdleLocked(int(p.running.Load()) - size)
+		stopped = p.stopIdleLocked(int(p.running.Load())-size, nil)
 	} else {
 		taken = p.admitLocked()
 	}
@@ -73,6 +74,7 @@ func (p *poolCore[T]) Tune(size int) {
 	p.lock.Unlock()
 	p.signal(taken)
 	next.wake()
+	stopped.wake()
 }
 
 // Release closes the pool: later submissions fail with ErrPoolClosed, idle
@@ -105,7 +107,7 @@ func (p *poolCore[T]) release() bool {
 		p.searching++
 		w.nextWake, next = next, w
 	}
-	p.stopIdleLocked(p.workers.len())
+	next = p.stopIdleLocked(p.workers.len(), next)
 	// With no idle worker left, kickLocked has none to return: it only
 	// starts new workers, within the bound, for the tasks left over.
 	p.kickLocked()
@@ -157,5 +159,25 @@ func (p *poolCore[T]) Reboot() {
 	p.closed.Store(false)
 	if p.running.Load() > 0 && p.purgeStop == nil && !p.opts.DisablePurge {
 		p.startPurgeLocked()
+	}
+}
+
+// Stats returns a snapshot of the pool's state and counters. The counters
+// live under the lock the pool takes for every task anyway, so keeping them
+// costs no atomic operation on the task path; reading them takes the lock
+// once.
+func (p *poolCore[T]) Stats() Stats {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return Stats{
+		Cap:       int(p.capacity.Load()),
+		Running:   int(p.running.Load()),
+		Idle:      p.workers.len(),
+		Waiting:   p.waiters.len,
+		Queued:    p.tasks.size - p.reserved,
+		Submitted: p.submitted,
+		Completed: p.completed,
+		Panicked:  p.panicked,
+		Rejected:  p.rejected.Load(),
 	}
 }

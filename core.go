@@ -1,7 +1,6 @@
 package ants
 
 import (
-	"context"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -49,6 +48,21 @@ import (
 // together cannot take wake every idle worker and start new ones at once
 // (kickLocked), so Running() grows before Submit returns, as in ants, and a
 // burst does not wait for workers to wake or start one another.
+//
+// # Where to read
+//
+// core.go holds the fields and their invariants (checked by
+// checkInvariantsLocked, invariants.go); admission.go the way in (submit,
+// the buffer, waiting callers); worker.go a worker's life (spawn, take,
+// park, wake, stop, exit) and the goroutine bound; control.go Tune,
+// Release, Reboot and the getters; purge.go expiry; timing.go the
+// Observer's timing.
+//
+// A wake-up (of a parked worker, or a Signal of a waiting caller) is sent
+// only after p.lock is released: it can enter the kernel, and every other
+// user of the lock would spin meanwhile. Functions that decide whom to
+// wake return the workers linked by nextWake, or a count of callers, for
+// their caller to wake once it has unlocked.
 type poolCore[T any] struct {
 	// The fields up to the first pad are written by every task, under the
 	// lock; the next group is read by every task and written only by Tune,
@@ -60,8 +74,8 @@ type poolCore[T any] struct {
 	// lock guards the fields below up to the first pad.
 	lock spinLock
 
-	// cond, on lock, is where callers wait in waitLocked. Waiters call Wait
-	// in the order of the waiters list (see waitLocked), so Signal wakes the
+	// cond, on lock, is where callers wait in waitUnlock. Waiters call Wait
+	// in the order of the waiters list (see waitUnlock), so Signal wakes the
 	// caller whose task was just taken from the head of the list.
 	cond sync.Cond
 
@@ -179,235 +193,4 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	p.obs = opts.Observer
 	p.timed = p.obs != nil
 	return nil
-}
-
-// submit hands arg to the pool: the fast path appends it to the ring;
-// waiting and refusals are in submitSlow.
-// ctx is never nil: the calls that take none pass context.Background(),
-// whose Done is nil. If try is set the caller never waits.
-func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
-	var st taskStamp
-	if p.timed {
-		st.at = nanotime()
-	}
-	return p.submitStamped(ctx, arg, try, st)
-}
-
-// submitStamped is submit for a task stamped st.
-func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp) error {
-	if p.closed.Load() {
-		p.rejected.Add(1)
-		return ErrPoolClosed
-	}
-	p.lock.Lock()
-	if !p.closed.Load() && p.acceptLocked(arg, st) {
-		w := p.kickLocked()
-		p.lock.Unlock()
-		w.wake()
-		return nil
-	}
-	return p.submitSlow(ctx, arg, try, st)
-}
-
-// acceptLocked appends arg, stamped st, to the ring if the pool can take it
-// now: with a worker slot if one is free, else into the buffer if it has
-// room. It requires p.lock held.
-func (p *poolCore[T]) acceptLocked(arg T, st taskStamp) bool {
-	c := int(p.capacity.Load())
-	switch {
-	case c < 0 || p.busy+p.reserved < c:
-		p.reserved++
-	case p.queueSize < 0 || p.tasks.size-p.reserved < p.queueSize:
-	default:
-		return false
-	}
-	p.tasks.push(arg)
-	if p.timed {
-		p.stamps.push(st)
-	}
-	p.submitted++
-	return true
-}
-
-// promoteLocked gives the worker slots that are free to the oldest
-// buffered tasks. It requires p.lock held.
-func (p *poolCore[T]) promoteLocked() {
-	n := p.tasks.size - p.reserved
-	if c := int(p.capacity.Load()); c >= 0 {
-		n = min(n, c-p.busy-p.reserved)
-	}
-	if n > 0 {
-		p.reserved += n
-	}
-}
-
-// takeLocked takes the reserved task at the head of the ring for worker w.
-// It requires p.lock held and p.reserved > 0.
-func (p *poolCore[T]) takeLocked(w *goWorker[T]) T {
-	arg, _ := p.tasks.pop()
-	if p.timed {
-		w.stamp, _ = p.stamps.pop()
-	}
-	p.reserved--
-	p.busy++
-	return arg
-}
-
-// submitSlow requires p.lock held and releases it.
-func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskStamp) error {
-	if p.closed.Load() {
-		p.lock.Unlock()
-		p.rejected.Add(1)
-		return ErrPoolClosed
-	}
-	// ants compares MaxBlockingTasks with != 0, so a negative limit lets no
-	// caller wait; kept for compatibility.
-	if try || p.opts.Nonblocking || (p.opts.MaxBlockingTasks != 0 && p.waiters.len >= p.opts.MaxBlockingTasks) {
-		p.lock.Unlock()
-		p.rejected.Add(1)
-		return ErrPoolOverload
-	}
-	return p.waitLocked(ctx, arg, st)
-}
-
-// kickLocked makes sure the reserved tasks will be taken promptly, and
-// returns the idle workers to wake, if any, linked by nextWake, which the
-// caller wakes after releasing p.lock (a wake-up can enter the kernel; the
-// lock's other users need not wait for it). It requires p.lock held.
-//
-// While a woken worker is searching, nobody else is woken: it will take
-// the head task and, if more remain, wake the next worker itself. That
-// keeps wake-ups to the minimum that still starts every task without delay,
-// and it is what makes a stream of tasks cheaper than one wake-up each.
-//
-// Reserved tasks beyond what the searching and idle workers can take wake
-// every idle worker and start new workers for the rest, at once. Waking
-// them all matters when tasks block: with 10 ms sleeps from one submitter
-// (the sleep workload, capacity 50,000), leaving the idle workers to the
-// chain while new ones started let the chain fall behind under the
-// scheduler's load, and the pool grew to 50,000-60,000 goroutines and
-// 165-195 MiB at 2.7-3.1 µs a task; waking them all keeps it at 12,000-
-// 13,000 goroutines and 44-52 MiB at 2.3-2.5 µs, as before the ring (no-op
-// benchmarks unchanged, benchstat p > 0.1).
-//
-// New workers stay within the goroutine bound (canSpawnLocked): when
-// workers on their way out hold the places a reserved task needs, one of
-// them takes it before it exits (leaveOrStayLocked).
-func (p *poolCore[T]) kickLocked() *goWorker[T] {
-	if p.reserved == 0 {
-		return nil
-	}
-	var w *goWorker[T]
-	if p.searching == 0 {
-		if w = p.workers.detach(); w != nil {
-			p.searching++
-		}
-	}
-	if p.reserved > p.searching && p.reserved > p.searching+p.workers.len() {
-		// More reserved tasks than the searching and idle workers: every
-		// idle worker is needed now, so wake them all rather than leave
-		// them to the chain, and start new workers for the rest.
-		for x := p.workers.detach(); x != nil; x = p.workers.detach() {
-			p.searching++
-			x.nextWake, w = w, x
-		}
-		for p.reserved > p.searching && p.canSpawnLocked() {
-			p.spawnLocked()
-		}
-	}
-	return w
-}
-
-// waitLocked blocks the caller until a worker takes arg, the pool is
-// released, or ctx is done. It requires p.lock held and releases it.
-//
-// An event that makes room takes the task at the head of p.waiters into the
-// ring and Signals p.cond (admitLocked, signal). Signal wakes the goroutine
-// that has been in Wait longest, so this is the right goroutine as long as
-// waiters call Wait in list order. Each waiter joins the tail of the list
-// and calls Wait in one critical section, and one that wakes while its task
-// is still pending (a Broadcast for a cancelled context, or a Signal meant
-// for a waiter that had already woken) moves itself back to the tail before
-// waiting again. So the order holds, every Signal is a wake-up some waiter
-// needs or a harmless extra one, and no taken task leaves its caller asleep.
-func (p *poolCore[T]) waitLocked(ctx context.Context, arg T, st taskStamp) error {
-	w := p.waiters.get(arg, st)
-	p.waiters.pushBack(w)
-	p.waiting.Store(int32(p.waiters.len))
-
-	var stop func() bool
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, p.wakeAll)
-	}
-	var err error
-	for w.state == waiterPending {
-		if err = ctx.Err(); err != nil {
-			p.waiters.remove(w)
-			p.waiting.Store(int32(p.waiters.len))
-			break
-		}
-		p.cond.Wait()
-		if w.state == waiterPending {
-			p.waiters.remove(w)
-			p.waiters.pushBack(w)
-		}
-	}
-	if w.state == waiterClosed {
-		err = ErrPoolClosed
-	}
-	p.waiters.put(w)
-	p.lock.Unlock()
-
-	if stop != nil {
-		stop()
-	}
-	if err != nil {
-		p.rejected.Add(1)
-	}
-	return err
-}
-
-// wakeAll wakes every waiter so that those whose context is done can leave.
-func (p *poolCore[T]) wakeAll() {
-	p.lock.Lock()
-	p.cond.Broadcast()
-	p.lock.Unlock()
-}
-
-// admitLocked is what every event that frees room does: it gives free
-// slots to buffered tasks, then moves the tasks of the longest-waiting
-// callers into the ring while the pool can accept them. It returns how many
-// callers it took, for the caller to wake with signal once it has released
-// p.lock; the caller then takes from the ring or kicks it. It requires
-// p.lock held.
-func (p *poolCore[T]) admitLocked() (taken int) {
-	p.promoteLocked()
-	if p.waiters.len == 0 {
-		return 0
-	}
-	var zero T
-	for w := p.waiters.head; w != nil && p.acceptLocked(w.arg, w.stamp); w = p.waiters.head {
-		p.waiters.remove(w)
-		w.arg, w.state = zero, waiterTaken
-		taken++
-	}
-	p.waiting.Store(int32(p.waiters.len))
-	return taken
-}
-
-// signal wakes n waiters whose tasks admitLocked took. It is called without
-// p.lock, as a channel send wakes its receiver only after releasing the
-// channel's lock: a wake-up can enter the kernel (runtime.wakep), and every
-// other user of the pool would spin on the lock meanwhile.
-//
-// Signalling late wakes the right callers all the same. Signal wakes the
-// caller that entered Wait first among those still in it, and callers enter
-// Wait in list order, so the n oldest are exactly the n taken ones, unless
-// one of them has woken already (a Broadcast) and so needs no signal: then
-// a pending caller wakes, finds its task still pending, and goes back to
-// the tail (waitLocked).
-func (p *poolCore[T]) signal(n int) {
-	for ; n > 0; n-- {
-		p.cond.Signal()
-	}
 }

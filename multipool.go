@@ -82,15 +82,6 @@ func (m *multiCore[T]) next(lbs LoadBalancingStrategy) *poolCore[T] {
 	return best
 }
 
-// inFlight returns the number of tasks the pool has accepted or is holding
-// that have not finished: busy workers, buffered tasks, waiting callers.
-func (p *poolCore[T]) inFlight() int {
-	p.lock.Lock()
-	n := p.busy + p.tasks.size + p.waiters.len
-	p.lock.Unlock()
-	return n
-}
-
 func (m *multiCore[T]) submit(ctx context.Context, arg T, try bool) error {
 	var st taskStamp
 	if m.pools[0].timed { // the member pools share their options

@@ -59,13 +59,3 @@ func (p *Pool) TrySubmit(task func()) error {
 	}
 	return p.submit(context.Background(), task, true)
 }
-
-// checkContext is liveContext for a submission to the pool, which counts a
-// refusal as rejected.
-func (p *poolCore[T]) checkContext(ctx context.Context) (context.Context, error) {
-	ctx, err := liveContext(ctx)
-	if err != nil {
-		p.rejected.Add(1)
-	}
-	return ctx, err
-}

@@ -82,8 +82,12 @@ func (p *poolCore[T]) purgeLoop(stop chan struct{}) {
 // path. A worker stamped at tick k is therefore reaped at tick k+2, after
 // between one and two ExpiryDurations of idleness, the same window ants gives.
 func (p *poolCore[T]) purge(stop chan struct{}, now time.Time) bool {
+	var stopped *goWorker[T]
 	p.lock.Lock()
-	defer p.lock.Unlock()
+	defer func() {
+		p.lock.Unlock()
+		stopped.wake()
+	}()
 	if p.purgeStop != stop { // released, and maybe rebooted, since the tick
 		return false
 	}
@@ -92,7 +96,7 @@ func (p *poolCore[T]) purge(stop chan struct{}, now time.Time) bool {
 	limit := int(p.running.Load()) - p.opts.MinWorkers
 	expired := p.workers.refresh(t-int64(p.opts.ExpiryDuration), limit)
 	for i, w := range expired {
-		p.stopLocked(w)
+		stopped = p.stopLocked(w, stopped)
 		expired[i] = nil
 	}
 	p.lastTick = t

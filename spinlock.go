@@ -23,18 +23,11 @@ const spinBackoffCap = 16
 
 // activeSpins is how many times a waiter polls the lock before it first
 // yields. runtime.Gosched goes through the scheduler's global run queue and
-// its lock, which under contention cost more than the whole critical
-// section: with ants' yield-first backoff, runtime.goschedImpl took 44% of
-// the CPU profile of the buffered no-op benchmark (1 submitter, capacity 2).
-// Polling first keeps the common short wait off the scheduler. 32 polls
-// measured best of 4, 32 and 128 (geomean over the 8 no-op benchmarks,
-// 4 interleaved runs: 4 polls +10%, 128 polls +46%, where long polls starve
-// a descheduled holder).
-//
-// Against sync.Mutex in the same place (no-op benchmarks, 6 interleaved
-// runs each, benchstat, 2 shared cores) no difference was significant
-// (p > 0.05 in all 8 cases); the spread under load was wider for the
-// spinlock, whose waiters compete with a descheduled holder for the CPU.
+// its lock, which under contention costs more than the whole critical
+// section, so polling first keeps the common short wait off the scheduler;
+// polling much longer starves a holder that was descheduled. The value, and
+// the choice of this lock over sync.Mutex, are measured in BENCHMARKS.md
+// ("The spinlock").
 const activeSpins = 32
 
 // Lock acquires l. Its fast path is small enough to be inlined.

@@ -15,26 +15,6 @@ type Stats struct {
 	Rejected  uint64 // submit calls that returned an error
 }
 
-// Stats returns a snapshot of the pool's state and counters. The counters
-// live under the lock the pool takes for every task anyway, so keeping them
-// costs no atomic operation on the task path; reading them takes the lock
-// once.
-func (p *poolCore[T]) Stats() Stats {
-	p.lock.Lock()
-	defer p.lock.Unlock()
-	return Stats{
-		Cap:       int(p.capacity.Load()),
-		Running:   int(p.running.Load()),
-		Idle:      p.workers.len(),
-		Waiting:   p.waiters.len,
-		Queued:    p.tasks.size - p.reserved,
-		Submitted: p.submitted,
-		Completed: p.completed,
-		Panicked:  p.panicked,
-		Rejected:  p.rejected.Load(),
-	}
-}
-
 // add accumulates o into s, for MultiPool aggregates.
 func (s *Stats) add(o Stats) {
 	s.Cap += o.Cap
