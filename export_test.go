@@ -104,6 +104,11 @@ func KeyedFootprint[K comparable](k *Keyed[K]) (peak, free int) {
 	return k.peak, len(k.free)
 }
 
+// CheckInvariantsByIndex is CheckInvariants of a multi-pool's member pool.
+func (m *multiCore[T]) CheckInvariantsByIndex(i int) error {
+	return m.pools[i].CheckInvariants()
+}
+
 // CheckInvariants reports the first invariant on the pool's fields that
 // does not hold (see checkInvariantsLocked), or nil.
 func (p *poolCore[T]) CheckInvariants() error {

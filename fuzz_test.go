@@ -819,6 +819,9 @@ func (f *fz) settle() {
 	}
 
 	// Invariants that do not depend on the model.
+	if err := f.p.checkInvariants(); err != nil {
+		f.fatalf("engine invariant: %v", err)
+	}
 	s := f.p.Stats()
 	if c := f.p.Cap(); c >= 0 && s.Running > c && s.Idle > 0 {
 		f.fatalf("Running %d > Cap %d with %d idle workers: a shrink left idle workers", s.Running, c, s.Idle)

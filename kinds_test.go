@@ -2,6 +2,7 @@ package ants_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +76,24 @@ func (p *testPool) submitter() ants.Submitter {
 // probe returns the PoolProbe (probe_test.go) of a Pool or a function pool.
 func (p *testPool) probe() ants.PoolProbe {
 	return p.poolAPI.(interface{ PoolProbe() ants.PoolProbe }).PoolProbe()
+}
+
+// checkInvariants returns the first broken invariant on the engine's fields
+// (export_test.go's CheckInvariants) of every engine pool under p: p itself
+// for Pool and the function pools, each member pool of a multi-pool; nil
+// for a sub-pool, which has no engine of its own, and for the pools below.
+func (p *testPool) checkInvariants() error {
+	if c, ok := p.poolAPI.(interface{ CheckInvariants() error }); ok {
+		return c.CheckInvariants()
+	}
+	if m, ok := p.poolAPI.(interface{ CheckInvariantsByIndex(int) error }); ok {
+		for i := 0; i < p.members; i++ {
+			if err := m.CheckInvariantsByIndex(i); err != nil {
+				return fmt.Errorf("member pool %d: %w", i, err)
+			}
+		}
+	}
+	return nil
 }
 
 // family sorts the kinds for the forEach helpers.

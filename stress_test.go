@@ -513,6 +513,10 @@ func (h *stressHarness) hammer(g int, p *testPool, cfg stressConfig, deadline ti
 		case stressOpReboot:
 			h.call(g, "Reboot", func() { stressReboot(p) })
 		}
+		if err := p.checkInvariants(); err != nil {
+			h.errorf("after %s: engine invariant: %v", stressOpNames[op], err)
+			return
+		}
 	}
 }
 
