@@ -111,3 +111,15 @@ func (p *poolCore[T]) CheckInvariants() error {
 	defer p.lock.Unlock()
 	return p.checkInvariantsLocked()
 }
+
+// LiveWorkers reports the worker goroutines of the pool that have not been
+// counted out: busy, idle, or on their way out. A WorkerPool's worker frees
+// its Worker's id before it is counted out.
+func (p *poolCore[T]) LiveWorkers() int {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	if p.purgeAlive {
+		return p.live - 1
+	}
+	return p.live
+}
