@@ -35,7 +35,8 @@ type Worker[T, R any] interface {
 // pool holds, so that a program can index per-worker resources by it; it is
 // free again once its Worker's Close has returned. After a growing Tune ids
 // reach the new capacity; after a shrinking one the surplus workers exit
-// and free theirs.
+// and free theirs, and the workers that stay keep theirs, which may be
+// above the new capacity until they exit.
 //
 // # Panics
 //

@@ -315,6 +315,14 @@ func TestWorkerPoolIDs(t *testing.T) {
 		g.open()
 		waitAll(t, fs)
 	})
+	t.Run("ids stay dense past the first 64", func(t *testing.T) {
+		p, _ := newFleetPool(t, 130)
+		g := newGate(t)
+		fs, ids := hold(t, p, g, 130)
+		assert.Equal(t, seq(130), ids)
+		g.open()
+		waitAll(t, fs)
+	})
 	t.Run("a new Worker takes the smallest free id", func(t *testing.T) {
 		p, f := newFleetPool(t, 4)
 		g := newGate(t)
