@@ -42,14 +42,15 @@ type Worker[T, R any] interface {
 //
 // A panic in a Worker's Process, or in newWorker, is returned to the caller
 // of that task as a *PanicError (the value and the stack); the pool's
-// PanicHandler does not see it, as for Go. The Worker, whose state may be
-// broken, is then closed and its goroutine exits; later tasks get a new
+// PanicHandler does not see it, as for Go. The goroutine then exits, closing
+// its Worker, whose state may be broken, if it has one; later tasks get a new
 // Worker. A newWorker that returns nil is a panic of the same kind, but the
 // goroutine stays and tries newWorker again for its next task. A panic in
 // Close is reported as a task's panic is (PanicHandler, else Logger), and
 // the worker exits all the same. A Worker's Process that calls
 // runtime.Goexit ends its goroutine: its caller gets a *PanicError, and the
-// Worker is closed. Close must not call runtime.Goexit.
+// Worker is closed. Close must not call runtime.Goexit. Stats counts a task
+// whose panic was returned as completed, as it does Go's.
 //
 // A WorkerPool is safe for concurrent use by multiple goroutines. It must
 // be created with NewWorkerPool.
