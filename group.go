@@ -20,9 +20,9 @@ type trySubmitter interface {
 	TrySubmit(task func()) error
 }
 
-// PanicError is the error a Group reports for a task that panicked. It
-// carries the value passed to panic and the stack of the panicking
-// goroutine.
+// PanicError is the error a Group, a Future or a WorkerPool reports for a
+// task that panicked. It carries the value passed to panic and the stack of
+// the panicking goroutine.
 type PanicError struct {
 	Value any
 	Stack []byte
