@@ -10,7 +10,9 @@
 // (WithQueueSize), and counters (Stats). Futures (Go), ordered streams
 // (Stream) and per-key order (Keyed) run on any pool, and sub-pools
 // (NewSubpool) give one part of a program a limit of its own inside it, so
-// that one bounded pool can serve a whole program.
+// that one bounded pool can serve a whole program. WorkerPool gives each
+// worker state of its own across tasks (tunny's model, typed), on the same
+// engine.
 //
 // What it costs, measured on a 2-core machine (BENCHMARKS.md): handing a
 // no-op task to a pool of 1000 workers takes about 100-125 ns, from 1 to 64
@@ -27,7 +29,10 @@
 // and the closure); each costs a few hundred ns more than Submit.
 // Keyed.Submit allocates nothing once warmed up; for an idle key it costs a
 // few hundred ns more than Submit, and for a busy key, whose task only joins
-// the key's queue, about 100 ns.
+// the key's queue, about 100 ns. WorkerPool.Process allocates nothing once
+// warmed up; a no-op call and its wait for the result take 700-900 ns on a
+// busy 2-core machine, within 20% of a generic Invoke whose task replies on
+// a channel.
 //
 // Differences from ants that a program could notice: importing the package
 // starts no goroutine, and an idle pool holds none; Submit(nil) returns

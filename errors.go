@@ -7,21 +7,23 @@ import "errors"
 // existing programs keep working; the rest are new and use lowercase messages.
 var (
 	// ErrLackPoolFunc is returned by NewPoolWithFunc, NewPoolWithFuncGeneric
-	// and their MultiPool twins when the pool function is nil.
+	// and their MultiPool twins when the pool function is nil, and by
+	// NewWorkerPool when newWorker is nil.
 	ErrLackPoolFunc = errors.New("must provide function for pool")
 
 	// ErrInvalidPoolExpiry is returned by the constructors when
 	// ExpiryDuration is negative and purging is enabled.
 	ErrInvalidPoolExpiry = errors.New("invalid expiry for pool")
 
-	// ErrPoolClosed is returned by Submit, Invoke and their variants after
-	// Release, and by ReleaseTimeout and ReleaseContext on a pool that is
-	// already closed.
+	// ErrPoolClosed is returned by Submit, Invoke, WorkerPool.Process and
+	// their variants after Release, and by ReleaseTimeout and ReleaseContext
+	// on a pool that is already closed.
 	ErrPoolClosed = errors.New("this pool has been closed")
 
-	// ErrPoolOverload is returned by Submit and Invoke when the pool is full
-	// and the caller may not wait: Nonblocking is set, MaxBlockingTasks
-	// callers are already waiting, or the call is TrySubmit / TryInvoke.
+	// ErrPoolOverload is returned by Submit, Invoke and WorkerPool.Process
+	// (and their variants) when the pool is full and the caller may not
+	// wait: Nonblocking is set, MaxBlockingTasks callers are already
+	// waiting, or the call is TrySubmit / TryInvoke.
 	ErrPoolOverload = errors.New("too many goroutines blocked on submit or Nonblocking is set")
 
 	// ErrInvalidPreAllocSize is returned by the constructors when PreAlloc is
@@ -56,4 +58,12 @@ var (
 	// ErrInvalidMinWorkers is returned by the constructors when MinWorkers
 	// is negative.
 	ErrInvalidMinWorkers = errors.New("ants: negative MinWorkers")
+
+	// errNilWorker is the value of the *PanicError a WorkerPool task gets
+	// when newWorker returned nil.
+	errNilWorker = errors.New("ants: newWorker returned a nil Worker")
+
+	// errGoexit is the value of the *PanicError a WorkerPool task gets when
+	// its Worker called runtime.Goexit.
+	errGoexit = errors.New("ants: Worker called runtime.Goexit")
 )

@@ -148,3 +148,15 @@ func (l *SpinLock) Lock() { l.l.Lock() }
 
 // Unlock releases l.
 func (l *SpinLock) Unlock() { l.l.Unlock() }
+
+// LiveWorkers reports the worker goroutines of the pool that have not been
+// counted out: busy, idle, or on their way out. A WorkerPool's worker frees
+// its Worker's id before it is counted out.
+func (p *poolCore[T]) LiveWorkers() int {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	if p.purgeAlive {
+		return p.live - 1
+	}
+	return p.live
+}

@@ -56,8 +56,7 @@ var closedCh = func() chan struct{} {
 // future that is not done yet.
 func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T] {
 	mustSubmitter(s)
-	f := new(Future[T])
-	f.finished.Add(1)
+	f := newFuture[T]()
 	if fn == nil {
 		f.finish(*new(T), ErrNilTask)
 		return f
@@ -76,6 +75,13 @@ func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T
 	}); err != nil {
 		f.finish(*new(T), err)
 	}
+	return f
+}
+
+// newFuture returns a future that is not done yet; finish makes it done.
+func newFuture[T any]() *Future[T] {
+	f := new(Future[T])
+	f.finished.Add(1)
 	return f
 }
 

@@ -6,8 +6,9 @@ import "time"
 // worker goroutines, concurrently, and must be fast and safe for concurrent use.
 //
 // A pool with an observer (WithObserver) reports every task it runs: Pool,
-// PoolWithFunc and PoolWithFuncGeneric, and MultiPool and its function
-// variants, whose shards all report to the one observer. Sub-pools, groups,
+// PoolWithFunc and PoolWithFuncGeneric, WorkerPool (a panic its Process
+// returns as a *PanicError is reported as one), and MultiPool and its
+// function variants, whose member pools all report to the one observer. Sub-pools, groups,
 // futures, streams and keyed tasks report through the pool they run on, each
 // task on its own, with its wait measured from its own submit call: a task
 // that waited for a Subpool's slot or behind earlier tasks of its key in a
@@ -36,7 +37,7 @@ import "time"
 type Observer interface {
 	// TaskDone is called after each task: wait is the time from the submit call
 	// (Submit, SubmitContext, TrySubmit, Invoke..., or the call of Go, a Group's Go,
-	// Keyed.Submit, a Stream's Go) to the start of the task,
+	// Keyed.Submit, a Stream's Go, a WorkerPool's Process or Go) to the start of the task,
 	// run its running time; panicked tells whether it panicked.
 	TaskDone(wait, run time.Duration, panicked bool)
 }

@@ -45,7 +45,7 @@ func holdFor(start time.Time, d time.Duration) {
 	}
 }
 
-const hold = 5 * time.Millisecond
+const heldFor = 5 * time.Millisecond
 
 func TestObserverReportsEveryTaskOfEveryKind(t *testing.T) {
 	forKinds(t, func(poolKind) bool { return true }, func(t *testing.T, k poolKind) {
@@ -91,7 +91,7 @@ func TestObserverWaitAndRun(t *testing.T) {
 		} else {
 			require.NoError(t, <-second)
 		}
-		holdFor(begin, hold)
+		holdFor(begin, heldFor)
 		close(gate)
 		if queue == 0 {
 			require.NoError(t, <-second)
@@ -99,8 +99,8 @@ func TestObserverWaitAndRun(t *testing.T) {
 		require.NoError(t, p.ReleaseTimeout(long))
 		got := rec.reports()
 		require.Len(t, got, 2)
-		assert.GreaterOrEqual(t, got[0].run, hold, "the held task's run, queue %d", queue)
-		assert.GreaterOrEqual(t, got[1].wait, hold, "the waiting task's wait, queue %d", queue)
+		assert.GreaterOrEqual(t, got[0].run, heldFor, "the held task's run, queue %d", queue)
+		assert.GreaterOrEqual(t, got[1].wait, heldFor, "the waiting task's wait, queue %d", queue)
 	}
 }
 
@@ -183,14 +183,14 @@ func TestObserverThroughWrappers(t *testing.T) {
 		second := make(chan error, 1)
 		go func() { second <- sp.Submit(func() {}) }()
 		waitUntil(t, "blocked", func() bool { return sp.Waiting() == 1 })
-		holdFor(begin, hold)
+		holdFor(begin, heldFor)
 		close(gate)
 		require.NoError(t, <-second)
 		require.NoError(t, sp.ReleaseTimeout(long))
 		require.NoError(t, p.ReleaseTimeout(long))
 		got := rec.reports()
 		require.Len(t, got, 2)
-		assert.GreaterOrEqual(t, got[1].wait, hold)
+		assert.GreaterOrEqual(t, got[1].wait, heldFor)
 	})
 	t.Run("a key's queue", func(t *testing.T) {
 		rec := new(taskRecorder)
@@ -204,15 +204,15 @@ func TestObserverThroughWrappers(t *testing.T) {
 		begin := time.Now()
 		require.NoError(t, k.Submit("a", func() {}))
 		require.NoError(t, k.Submit("a", func() {}))
-		holdFor(begin, hold)
+		holdFor(begin, heldFor)
 		close(gate)
 		require.NoError(t, k.Wait())
 		require.NoError(t, p.ReleaseTimeout(long))
 		got := rec.reports()
 		require.Len(t, got, 3, "each keyed task on its own, not the key's run")
-		assert.GreaterOrEqual(t, got[0].run, hold)
-		assert.GreaterOrEqual(t, got[1].wait, hold)
-		assert.GreaterOrEqual(t, got[2].wait, hold)
+		assert.GreaterOrEqual(t, got[0].run, heldFor)
+		assert.GreaterOrEqual(t, got[1].wait, heldFor)
+		assert.GreaterOrEqual(t, got[2].wait, heldFor)
 	})
 	t.Run("Go on a Subpool on a MultiPool", func(t *testing.T) {
 		rec := new(taskRecorder)
@@ -258,4 +258,32 @@ func TestObserverSkipsSkippedTasks(t *testing.T) {
 	// The gate task and the group's failing task ran; the future and the
 	// group's second task were skipped.
 	assert.Len(t, rec.reports(), 2)
+}
+
+// panicky is a Worker whose Process panics when its argument is negative.
+type panicky struct{}
+
+func (panicky) Process(_ context.Context, n int) (int, error) {
+	if n < 0 {
+		panic("negative")
+	}
+	return n, nil
+}
+
+func (panicky) Close() {}
+
+func TestObserverSeesWorkerPoolTasks(t *testing.T) {
+	rec := new(taskRecorder)
+	p, err := ants.NewWorkerPool(2, func(int) ants.Worker[int, int] { return panicky{} }, ants.WithObserver(rec))
+	require.NoError(t, err)
+	v, err := p.Process(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, 1, v)
+	_, err = p.Process(context.Background(), -1)
+	var pe *ants.PanicError
+	assert.ErrorAs(t, err, &pe)
+	_, err = p.Go(context.Background(), 2).Wait()
+	require.NoError(t, err)
+	require.NoError(t, p.ReleaseTimeout(long))
+	assert.Equal(t, []bool{false, true, false}, panics(rec.reports()))
 }

@@ -164,17 +164,18 @@ func WithObserver(o Observer) Option {
 	}
 }
 
-// withClock replaces the clock behind expiry. Tests reach it through
-// export_test.go.
-// WithMinWorkers sets MinWorkers: the purge never stops a worker that would
-// leave fewer than n alive. It has no effect with DisablePurge, which stops
-// none anyway.
+// WithMinWorkers sets Options.MinWorkers: the purge never stops a worker
+// that would leave fewer than n alive. It has no effect with DisablePurge,
+// which stops none anyway; it does not keep workers across Release, a
+// shrinking Tune, or a panic that ends a worker.
 func WithMinWorkers(n int) Option {
 	return func(opts *Options) {
 		opts.MinWorkers = n
 	}
 }
 
+// withClock replaces the clock behind expiry. Tests reach it through
+// export_test.go.
 func withClock(c clock) Option {
 	return func(opts *Options) {
 		opts.clock = c

@@ -41,8 +41,15 @@ func (e *PanicError) Unwrap() error {
 // are unwound, so the stack it records is the panicking goroutine's.
 func recoverPanic(err *error) {
 	if r := recover(); r != nil {
-		*err = &PanicError{Value: r, Stack: debug.Stack()}
+		*err = newPanicError(r)
 	}
+}
+
+// newPanicError returns the *PanicError of a panic with value r, with the
+// stack of the calling goroutine: called while the panic unwinds, that is
+// the panicking stack.
+func newPanicError(r any) *PanicError {
+	return &PanicError{Value: r, Stack: debug.Stack()}
 }
 
 // callFunc calls fn and returns a *PanicError if it panics.

@@ -1,19 +1,20 @@
 module github.com/e62cffed/ants/benchmarks
 
-go 1.22.0
+go 1.24.0
 
 require (
 	github.com/alitto/pond/v2 v2.7.1
 	github.com/e62cffed/ants v0.0.0-00010101000000-000000000000
 	github.com/e62cffed/ants/examples/httpserver v0.0.0-00010101000000-000000000000
 	github.com/e62cffed/ants/prometheus v0.0.0-00010101000000-000000000000
+	github.com/go-pkgz/pool v0.9.0
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/prometheus/client_golang v1.22.0
 	github.com/schollz/progressbar/v3 v3.18.0
 	github.com/sourcegraph/conc v0.3.0
 	github.com/tsenart/vegeta/v12 v12.13.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sync v0.11.0
+	golang.org/x/sync v0.19.0
 	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
 )
