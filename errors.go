@@ -48,4 +48,9 @@ var (
 	// Group.Go through Wait) for a nil task. ants accepted a nil task and
 	// silently lost a worker to it.
 	ErrNilTask = errors.New("ants: nil task")
+
+	// ErrInvalidAdaptiveCapacity is returned by the constructors when
+	// Options.Adaptive has Min < 1, Max < Min or a negative Window, or is
+	// set on an unlimited pool (size <= 0) or with PreAlloc.
+	ErrInvalidAdaptiveCapacity = errors.New("ants: invalid adaptive capacity")
 )

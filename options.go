@@ -53,6 +53,13 @@ type Options struct {
 	// accepted tasks: they run even if the pool is released meanwhile.
 	QueueSize int
 
+	// Adaptive, if not nil, lets the pool set its own capacity between
+	// Adaptive.Min and Adaptive.Max, starting from the size given to the
+	// constructor clamped into that range; see AdaptiveCapacity. It needs
+	// a positive size and no PreAlloc, else the constructor returns
+	// ErrInvalidAdaptiveCapacity.
+	Adaptive *AdaptiveCapacity
+
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
 }
@@ -137,6 +144,15 @@ func WithDisablePurge(disable bool) Option {
 func WithQueueSize(n int) Option {
 	return func(opts *Options) {
 		opts.QueueSize = n
+	}
+}
+
+// WithAdaptiveCapacity sets Options.Adaptive to a copy of a. Tune still
+// sets the capacity, clamped into [a.Min, a.Max]; every other option
+// applies as to a pool of the capacity in force at the moment.
+func WithAdaptiveCapacity(a AdaptiveCapacity) Option {
+	return func(opts *Options) {
+		opts.Adaptive = &a
 	}
 }
 
