@@ -18,33 +18,37 @@ import (
 // waits in the pool before it starts does not count.
 //
 // Every Window, once at least 16 tasks accepted at the current capacity
-// have completed, the pool compares their typical run time (the mean of the
-// middle half, which moves smoothly like a mean and ignores the slowest and
-// fastest quarter like a median) with its baseline, the lowest typical run
-// time it has seen:
+// have completed, the pool compares their typical run time r (the mean of
+// the middle half, which moves smoothly like a mean and ignores the slowest
+// and fastest quarter like a median) with its baseline b, the lowest
+// typical run time it has seen. With g = (b + slack) / r, kept within
+// [0.5, 1.1], where slack is a tenth of b and at least 20 µs:
 //
-//   - run time within 10% (and at least 20 µs) of the baseline, and tasks
-//     in flight filling the capacity: the capacity grows by about a tenth
-//     plus its square root;
-//   - run time higher: the capacity becomes capacity × baseline × 1.1 / run
-//     time + its square root, at most halving in one step. Against a
-//     downstream that serves K tasks at once this settles a little above K
-//     (about 1.1 K + √(1.1 K)), where throughput is that of K and run time
-//     near the lowest;
-//   - a capacity the tasks in flight do not fill (demand is lower, or tasks
-//     wait for a CPU before they start) never grows, and shrinks only below
-//     what is in flight, when run time says that more than the square root
-//     of it are queued.
+//   - if the tasks in flight fill at least 80% of the capacity c (by
+//     Little's law: completions per second × mean run time), the capacity
+//     becomes c × g + √c. Near the baseline it grows by up to a tenth plus
+//     √c; as run time rises it grows less, then shrinks, by at most about
+//     half per decision. Against a downstream that serves K tasks at once,
+//     where r grows as c / K past K, it settles where c = 1.1 K + √c (22
+//     for K = 16, 12 for K = 8): the throughput of K, with run time a
+//     quarter to a half above the lowest (less for a larger K);
+//   - if they fill less (demand is lower, or tasks wait for a CPU before
+//     they start), it never grows, and shrinks only when two decisions in a
+//     row find that more than √L of the L tasks in flight queue
+//     (L × (1 - g) > √L), to L × g + √L.
 //
 // The baseline is measured in a probe at a low capacity, because one
-// measured while the downstream is already saturated would never come down:
-// at the first decision the capacity halves, window after window, until run
-// time stops falling, and resumes from what the probe found. While the pool
-// is full, every 50 decisions it probes again at half its tasks in flight,
-// and a decision that sees a lower run time lowers the baseline at once.
-// Run time is counted for the capacity at which a task was accepted, so
-// tasks accepted before a change never blur the measurement of the next
-// capacity.
+// measured while the downstream is already saturated would never come down.
+// At the first decision the capacity drops to half the tasks in flight,
+// then halves again, window after window, while that cuts run time by a
+// quarter; then it returns to where it started, or, if the start queued, to
+// the highest rung that did not. While the pool is full, every 50 decisions
+// it probes again from half its tasks in flight, and goes lower only while
+// run time stays above the old baseline. A decision that sees a lower run
+// time lowers the baseline at once; 5 decisions in a row at Min with run
+// time above it make that run time the baseline. Run time counts for the
+// capacity at which its task was accepted, so tasks accepted before a
+// change never blur the measurement of the next capacity.
 //
 // Where it cannot help: it sees only run time, so it cannot see queueing
 // that does not lengthen the tasks. A downstream that fails fast instead
@@ -64,8 +68,8 @@ import (
 // adaptation goes on from there. Each change of capacity is one that a
 // Tune would make, and OnChange is called after it.
 //
-// The pool keeps its own copy of an AdaptiveCapacity; what it costs per
-// task is in BENCHMARKS.md.
+// An AdaptiveCapacity is a plain value: the pool keeps its own copy. What
+// adaptation costs per task is in BENCHMARKS.md.
 type AdaptiveCapacity struct {
 	Min, Max int                // 1 <= Min <= Max, else the constructor returns ErrInvalidAdaptiveCapacity
 	Window   time.Duration      // how often it decides; 0 means 100 ms
@@ -153,6 +157,10 @@ const (
 //     capacity). Envoy's limit caps requests that exist anyway; a pool's
 //     capacity is only worth raising when its tasks use it. It is what stops
 //     CPU-bound tasks near GOMAXPROCS and keeps a quiet pool where it is.
+//   - The gradient is kept within [0.5, 1.1], not Envoy's [0.5, 2]: run time
+//     below the baseline is noise, since the baseline is the lowest seen.
+//
+// It is not safe for concurrent use: every method requires the pool's lock.
 type adaptiveController struct {
 	min, max int
 	window   int64 // ns between decisions

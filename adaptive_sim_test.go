@@ -16,11 +16,16 @@ import (
 // clock, so that seconds of load take milliseconds and every run is the
 // same.
 type simConfig struct {
-	slots      int           // tasks the downstream serves at once; 0 means no limit
-	service    time.Duration // time a task holds a slot
-	jitter     float64       // service time varies uniformly within ±jitter of it
-	spikes     float64       // fraction of tasks that take 5 times as long (GC pauses, slow queries)
-	submitters int           // closed-loop callers: each submits again as soon as its task returns
+	slots   int           // tasks the downstream serves at once; 0 means no limit
+	service time.Duration // time a task holds a slot
+	jitter  float64       // service time varies uniformly within ±jitter of it
+	spikes  float64       // fraction of tasks that take 5 times as long (GC pauses, slow queries)
+	// demand is the most tasks the callers keep in flight: callers that each
+	// wait for their task (a Future, a Group) and submit again when it
+	// returns. 0 means no limit: callers that Submit without pause, as in
+	// the acceptance test, keep the pool full at any capacity, since Submit
+	// returns as soon as the pool accepts a task.
+	demand int
 	// cpu: a task waits for its slot before it starts, so the wait is not in
 	// its run time, as a CPU-bound task waits for a P before its worker runs.
 	cpu bool
@@ -45,7 +50,7 @@ type simPoint struct {
 
 // sim is a pool of adjustable capacity in front of the downstream of cfg:
 // it accepts a task whenever fewer than its capacity are in flight and a
-// submitter is waiting, as a pool with blocked callers does; the task queues
+// caller has one, as a pool with blocked callers does; the task queues
 // for a slot (FIFO) and returns after its service time. Every completion
 // goes through the controller, like a worker's, and a new capacity applies
 // at once, as Tune does: growing admits waiting callers, shrinking only
@@ -58,7 +63,9 @@ type sim struct {
 	now  int64
 	cap  int
 	busy int // accepted, not returned
-	held int // holding a slot
+
+	stopped bool // the callers submit nothing more
+	held    int  // holding a slot
 
 	queue   []*simTask // waiting for a slot, FIFO
 	serving simHeap    // holding a slot, by finish time
@@ -140,9 +147,12 @@ func (s *sim) setCap(n int) {
 	}
 }
 
-// admit accepts tasks while the capacity and the submitters allow.
+// stopCallers makes the callers submit nothing more.
+func (s *sim) stopCallers() { s.stopped = true }
+
+// admit accepts tasks while the capacity and the callers allow.
 func (s *sim) admit() {
-	for s.busy < s.cap && s.busy < s.cfg.submitters {
+	for !s.stopped && s.busy < s.cap && (s.cfg.demand == 0 || s.busy < s.cfg.demand) {
 		s.busy++
 		s.queue = append(s.queue, &simTask{acceptedCap: s.cap, accepted: s.now})
 	}

@@ -63,7 +63,7 @@ func TestAdaptiveCapacityValidate(t *testing.T) {
 func TestAdaptiveControllerSettlesAboveTheDownstreamsSlots(t *testing.T) {
 	for _, k := range []int{4, 8, 16, 32, 64} {
 		t.Run(fmt.Sprintf("K=%d, from capacity 1", k), func(t *testing.T) {
-			cfg := simConfig{slots: k, service: simWork, jitter: 0.1, submitters: 4 * k}
+			cfg := simConfig{slots: k, service: simWork, jitter: 0.1}
 			s := newSim(t, cfg, wide, 1)
 			s.runUntil(12 * time.Second)
 			control := newFixedSim(cfg, k)
@@ -80,7 +80,7 @@ func TestAdaptiveControllerSettlesAboveTheDownstreamsSlots(t *testing.T) {
 		})
 	}
 	t.Run("K=16 with run times spread ±50% and 5% of tasks 5 times slower", func(t *testing.T) {
-		cfg := simConfig{slots: 16, service: simWork, jitter: 0.5, spikes: 0.05, submitters: 64}
+		cfg := simConfig{slots: 16, service: simWork, jitter: 0.5, spikes: 0.05}
 		s := newSim(t, cfg, wide, 1)
 		s.runUntil(12 * time.Second)
 		control := newFixedSim(cfg, 16)
@@ -91,11 +91,18 @@ func TestAdaptiveControllerSettlesAboveTheDownstreamsSlots(t *testing.T) {
 		assert.LessOrEqual(t, s.medianCap(from, to), 32)
 		assert.GreaterOrEqual(t, s.throughput(from, to), 0.9*control.throughput(from, to))
 	})
+	t.Run("K=16, 64 callers that each wait for their task", func(t *testing.T) {
+		cfg := simConfig{slots: 16, service: simWork, jitter: 0.1, demand: 64}
+		s := newSim(t, cfg, wide, 1)
+		s.runUntil(12 * time.Second)
+		assert.GreaterOrEqual(t, s.medianCap(6*time.Second, 12*time.Second), 16)
+		assert.LessOrEqual(t, s.medianCap(6*time.Second, 12*time.Second), 32)
+	})
 }
 
 func TestAdaptiveControllerFollowsTheDownstream(t *testing.T) {
 	t.Run("K dropping from 16 to 8 brings the capacity into [8, 16] within 2 s", func(t *testing.T) {
-		cfg := simConfig{slots: 16, service: simWork, jitter: 0.1, submitters: 64}
+		cfg := simConfig{slots: 16, service: simWork, jitter: 0.1}
 		s := newSim(t, cfg, wide, 1)
 		s.runUntil(12 * time.Second)
 		s.setSlots(8)
@@ -110,7 +117,7 @@ func TestAdaptiveControllerFollowsTheDownstream(t *testing.T) {
 		assert.GreaterOrEqual(t, s.throughput(14*time.Second, 16*time.Second), 0.95*control.throughput(2*time.Second, 4*time.Second))
 	})
 	t.Run("K rising from 8 to 16 brings the capacity into [16, 32] within 2 s", func(t *testing.T) {
-		s := newSim(t, simConfig{slots: 8, service: simWork, jitter: 0.1, submitters: 64}, wide, 1)
+		s := newSim(t, simConfig{slots: 8, service: simWork, jitter: 0.1}, wide, 1)
 		s.runUntil(6 * time.Second)
 		s.setSlots(16)
 		s.runUntil(10 * time.Second)
@@ -118,7 +125,7 @@ func TestAdaptiveControllerFollowsTheDownstream(t *testing.T) {
 		assert.LessOrEqual(t, s.medianCap(8*time.Second, 10*time.Second), 32)
 	})
 	t.Run("a downstream that gets slower for good is measured again, and the capacity returns", func(t *testing.T) {
-		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1, submitters: 64}, wide, 1)
+		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1}, wide, 1)
 		s.runUntil(6 * time.Second)
 		s.setService(2 * simWork)
 		s.runUntil(20 * time.Second)
@@ -129,7 +136,7 @@ func TestAdaptiveControllerFollowsTheDownstream(t *testing.T) {
 	})
 	t.Run("held at Min by a slower downstream, it measures again there", func(t *testing.T) {
 		a := ants.AdaptiveCapacity{Min: 12, Max: 256}
-		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1, submitters: 64}, a, 12)
+		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1}, a, 12)
 		s.runUntil(6 * time.Second)
 		s.setService(3 * simWork)
 		s.runUntil(12 * time.Second)
@@ -141,12 +148,13 @@ func TestAdaptiveControllerFollowsTheDownstream(t *testing.T) {
 
 func TestAdaptiveControllerWithoutBottleneck(t *testing.T) {
 	t.Run("grows to Max while the tasks in flight fill it", func(t *testing.T) {
-		s := newSim(t, simConfig{service: simWork, jitter: 0.1, submitters: 1000}, wide, 1)
+		s := newSim(t, simConfig{service: simWork, jitter: 0.1}, wide, 1)
 		s.runUntil(5 * time.Second)
+		assert.GreaterOrEqual(t, s.capAt(2*time.Second), 48)
 		assert.Equal(t, 256, s.capAt(5*time.Second))
 	})
-	t.Run("reaches 48 within 5 s with 64 callers, and stops where they no longer fill it", func(t *testing.T) {
-		s := newSim(t, simConfig{service: simWork, jitter: 0.1, submitters: 64}, wide, 1)
+	t.Run("with 64 callers that wait for their tasks, reaches 48 within 5 s and stops where they no longer fill it", func(t *testing.T) {
+		s := newSim(t, simConfig{service: simWork, jitter: 0.1, demand: 64}, wide, 1)
 		s.runUntil(20 * time.Second)
 		assert.GreaterOrEqual(t, s.capAt(5*time.Second), 48)
 		assert.GreaterOrEqual(t, s.capAt(20*time.Second), 64)
@@ -155,9 +163,9 @@ func TestAdaptiveControllerWithoutBottleneck(t *testing.T) {
 }
 
 func TestAdaptiveControllerStartingAtMax(t *testing.T) {
-	for _, submitters := range []int{64, 1000} {
-		t.Run(fmt.Sprintf("K=16 and %d callers: at most 32 from 3 s", submitters), func(t *testing.T) {
-			s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1, submitters: submitters}, wide, 256)
+	for _, demand := range []int{0, 64} {
+		t.Run(fmt.Sprintf("K=16, at most %d tasks in flight (0: no limit): at most 32 from 3 s", demand), func(t *testing.T) {
+			s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1, demand: demand}, wide, 256)
 			assert.Equal(t, 256, s.ctl.Cap())
 			s.runUntil(5 * time.Second)
 			assert.LessOrEqual(t, s.medianCap(3*time.Second, 5*time.Second), 32)
@@ -188,7 +196,7 @@ func TestAdaptiveControllerQuietPoolDoesNotDrift(t *testing.T) {
 		assert.False(t, measured, "no decision was taken")
 	})
 	t.Run("a pool its callers do not fill keeps its capacity", func(t *testing.T) {
-		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.3, spikes: 0.05, submitters: 4}, wide, 64)
+		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.3, spikes: 0.05, demand: 4}, wide, 64)
 		s.runUntil(time.Second)
 		n := len(s.caps)
 		s.runUntil(60 * time.Second)
@@ -196,10 +204,10 @@ func TestAdaptiveControllerQuietPoolDoesNotDrift(t *testing.T) {
 		assert.Len(t, s.caps, n, "no change after the first probe")
 	})
 	t.Run("a quiet pool does not probe again", func(t *testing.T) {
-		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1, submitters: 64}, wide, 1)
+		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1}, wide, 1)
 		s.runUntil(5 * time.Second)
 		settled := s.ctl.Cap()
-		s.cfg.submitters = 0 // the callers stop; the tasks in flight finish
+		s.stopCallers() // the tasks in flight finish
 		s.runUntil(time.Hour)
 		assert.Equal(t, settled, s.ctl.Cap())
 	})
@@ -235,7 +243,7 @@ func TestAdaptiveControllerCPUBoundTasks(t *testing.T) {
 	const p = 4
 	for _, work := range []time.Duration{time.Millisecond, 100 * time.Microsecond} {
 		t.Run(fmt.Sprintf("%v of CPU, GOMAXPROCS=%d: from 1, settles in [P, 2P]", work, p), func(t *testing.T) {
-			s := newSim(t, simConfig{slots: p, service: work, jitter: 0.1, submitters: 64, cpu: true}, wide, 1)
+			s := newSim(t, simConfig{slots: p, service: work, jitter: 0.1, cpu: true}, wide, 1)
 			s.runUntil(3 * time.Second)
 			assert.GreaterOrEqual(t, s.capAt(3*time.Second), p)
 			assert.LessOrEqual(t, s.maxCap(0, 3*time.Second), 2*p)
@@ -246,7 +254,7 @@ func TestAdaptiveControllerCPUBoundTasks(t *testing.T) {
 func TestAdaptiveControllerVeryShortTasks(t *testing.T) {
 	// 5 µs tasks: under the 20 µs of slack, run time gives no signal.
 	a := ants.AdaptiveCapacity{Min: 1, Max: 256, Window: 10 * time.Millisecond}
-	cfg := simConfig{slots: 2, service: 5 * time.Microsecond, jitter: 0.5, spikes: 0.05, submitters: 64, cpu: true}
+	cfg := simConfig{slots: 2, service: 5 * time.Microsecond, jitter: 0.5, spikes: 0.05, cpu: true}
 	t.Run("grows while they keep the pool busy, then stops", func(t *testing.T) {
 		s := newSim(t, cfg, a, 1)
 		s.runUntil(300 * time.Millisecond)
@@ -262,7 +270,7 @@ func TestAdaptiveControllerVeryShortTasks(t *testing.T) {
 
 func TestAdaptiveControllerTune(t *testing.T) {
 	t.Run("adaptation goes on from the tuned capacity", func(t *testing.T) {
-		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1, submitters: 1000}, wide, 1)
+		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1}, wide, 1)
 		s.runUntil(5 * time.Second)
 		s.tune(200)
 		assert.Equal(t, 200, s.ctl.Cap())
@@ -271,7 +279,7 @@ func TestAdaptiveControllerTune(t *testing.T) {
 		assert.LessOrEqual(t, s.medianCap(7*time.Second, 8*time.Second), 32)
 	})
 	t.Run("a Tune during the first probe abandons it, and the probe runs again from there", func(t *testing.T) {
-		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1, submitters: 64}, wide, 256)
+		s := newSim(t, simConfig{slots: 16, service: simWork, jitter: 0.1}, wide, 256)
 		for !s.ctl.Probing() {
 			s.runUntil(time.Duration(s.now-s.t0) + time.Millisecond)
 		}
@@ -286,7 +294,7 @@ func TestAdaptiveControllerTune(t *testing.T) {
 		assert.LessOrEqual(t, s.medianCap(3*time.Second, 5*time.Second), 32)
 	})
 	t.Run("Min equal to Max never changes", func(t *testing.T) {
-		s := newSim(t, simConfig{slots: 4, service: simWork, submitters: 64}, ants.AdaptiveCapacity{Min: 10, Max: 10}, 1)
+		s := newSim(t, simConfig{slots: 4, service: simWork}, ants.AdaptiveCapacity{Min: 10, Max: 10}, 1)
 		s.runUntil(10 * time.Second)
 		assert.Len(t, s.caps, 1)
 		assert.Equal(t, 10, s.ctl.Cap())
