@@ -301,6 +301,61 @@ func TestAdaptiveControllerTune(t *testing.T) {
 	})
 }
 
+func TestAdaptiveWindow(t *testing.T) {
+	ms := int64(time.Millisecond)
+	t.Run("the run time is the mean of the middle half: outliers do not move it", func(t *testing.T) {
+		var samples [][2]int64
+		for i := int64(0); i < 40; i++ {
+			run := 10 * ms
+			switch i % 10 {
+			case 0:
+				run = 1000 * ms // a GC pause, a slow query
+			case 5:
+				run = ms / 1000 // a cache hit
+			}
+			samples = append(samples, [2]int64{run, i * ms})
+		}
+		run, _ := ants.AdaptiveWindowStats(samples)
+		assert.Equal(t, 10*ms, run)
+	})
+	t.Run("kept samples stay spread over a window of any length", func(t *testing.T) {
+		// 10,000 samples whose run time rises from 1 to 10 ms: a window
+		// that kept only its first 64 would read about 1 ms.
+		var samples [][2]int64
+		for i := int64(0); i < 10_000; i++ {
+			samples = append(samples, [2]int64{ms + 9*ms*i/10_000, i * 10_000})
+		}
+		run, _ := ants.AdaptiveWindowStats(samples)
+		assert.InDelta(t, float64(5500*time.Microsecond), float64(run), float64(500*time.Microsecond))
+	})
+	t.Run("tasks in flight by Little's law, with 5 µs of hand-off each", func(t *testing.T) {
+		// 8 tasks of 20 ms in flight: one finishes every 2.5 ms.
+		var samples [][2]int64
+		for i := int64(0); i < 41; i++ {
+			samples = append(samples, [2]int64{20 * ms, i * 5 * ms / 2})
+		}
+		_, inFlight := ants.AdaptiveWindowStats(samples)
+		assert.InDelta(t, 8*(20+0.005)/20, inFlight, 1e-9)
+	})
+	t.Run("finish times out of order are tolerated", func(t *testing.T) {
+		var samples [][2]int64
+		for i := int64(0); i < 41; i++ {
+			at := i * 5 * ms / 2
+			if i%2 == 1 {
+				at -= ms // read before the lock, recorded after the next one
+			}
+			samples = append(samples, [2]int64{20 * ms, at})
+		}
+		samples[0][1], samples[40][1] = samples[40][1], samples[0][1]
+		_, inFlight := ants.AdaptiveWindowStats(samples)
+		assert.InDelta(t, 8.0, inFlight, 0.01)
+	})
+	t.Run("tasks that all finish at once count as filling the pool", func(t *testing.T) {
+		_, inFlight := ants.AdaptiveWindowStats([][2]int64{{ms, 5}, {ms, 5}, {ms, 5}})
+		assert.True(t, math.IsInf(inFlight, 1))
+	})
+}
+
 func TestAdaptiveControllerAllocatesNothing(t *testing.T) {
 	c, err := ants.NewAdaptiveController(ants.AdaptiveCapacity{Min: 1, Max: 256, Window: 10 * time.Millisecond}, 1, 0)
 	require.NoError(t, err)

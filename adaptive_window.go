@@ -20,7 +20,7 @@ type adaptiveWindow struct {
 	start       int64 // when the window began, ns
 	n           int   // samples
 	sum         int64 // their run times, ns
-	first, last int64 // finish times of the first and last sample, ns
+	first, last int64 // the earliest and the latest finish time, ns
 
 	kept   int // run times in runs
 	stride int // one sample in stride is kept
@@ -41,14 +41,17 @@ func (w *adaptiveWindow) reset(now int64) {
 	w.kept, w.stride, w.skip = 0, 1, 0
 }
 
-// add records a task that ran for run ns and finished at now.
+// add records a task that ran for run ns and finished at now. Finish times
+// may come slightly out of order (a worker reads the clock before it takes
+// the pool's lock), so first and last are the earliest and the latest.
 func (w *adaptiveWindow) add(run, now int64) {
 	if w.n == 0 {
-		w.first = now
+		w.first, w.last = now, now
 	}
+	w.first = min(w.first, now)
+	w.last = max(w.last, now)
 	w.n++
 	w.sum += run
-	w.last = now
 	if w.skip > 0 {
 		w.skip--
 		return

@@ -38,3 +38,16 @@ func (c *AdaptiveController) Probing() bool { return c.c.probe.active }
 
 // AdaptiveMinSamples is the fewest completed tasks a decision uses.
 const AdaptiveMinSamples = adaptiveMinSamples
+
+// AdaptiveWindowStats feeds samples (run time, finish time, in ns) to an
+// empty decision window and returns what a decision would read from it:
+// the interquartile mean of the run times and the tasks in flight.
+func AdaptiveWindowStats(samples [][2]int64) (run int64, inFlight float64) {
+	var w adaptiveWindow
+	w.reset(0)
+	for _, s := range samples {
+		w.add(s[0], s[1])
+	}
+	st := w.stats()
+	return st.run, st.inFlight
+}
