@@ -1,6 +1,7 @@
 package ants_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -115,7 +116,9 @@ func (c *changeLog) onChange(old, new int) {
 	c.calls = append(c.calls, [2]int{old, new})
 	c.mu.Unlock()
 
-	time.Sleep(time.Millisecond) // widen the window in which another call would overlap
+	for i := 0; i < 10; i++ {
+		runtime.Gosched() // give a concurrent call, if any, the time to come in
+	}
 
 	c.mu.Lock()
 	c.inside = false

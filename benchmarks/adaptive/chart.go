@@ -64,6 +64,10 @@ func writeChart(path string, r *result) error {
 		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4,
 		PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 2,
 	}
+	// plot.Add widens the axes to the data; the run's length is the x axis.
+	for _, row := range grid {
+		row[0].X.Min, row[0].X.Max = 0, (r.cfg.phase1 + r.cfg.phase2).Seconds()
+	}
 	canvases := plot.Align(grid, tiles, draw.New(c))
 	for i, row := range grid {
 		row[0].Draw(canvases[i][0])
@@ -85,7 +89,6 @@ func newPanel(title, ylabel string, r *result) *plot.Plot {
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = "seconds"
-	p.X.Min, p.X.Max = 0, (r.cfg.phase1 + r.cfg.phase2).Seconds()
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
@@ -116,20 +119,21 @@ func capacityPanel(r *result) (*plot.Plot, error) {
 	p := newPanel("Cap(): the adaptive pool finds the downstream's K; K=16, then 8", "workers (log scale)", r)
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Y.Min, p.Y.Max = 1, 512
+	end := r.cfg.phase1 + r.cfg.phase2
 	for i, pr := range r.pools {
-		xys := make(plotter.XYs, len(pr.caps))
-		for j, pt := range pr.caps {
-			xys[j] = plotter.XY{X: pt.At.Seconds(), Y: float64(max(pt.Value, 1))}
+		var xys plotter.XYs
+		for _, pt := range pr.caps {
+			if pt.At <= end { // the sampler runs on while the callers stop
+				xys = append(xys, plotter.XY{X: pt.At.Seconds(), Y: float64(max(pt.Value, 1))})
+			}
 		}
 		if err := addLine(p, pr.name, i, xys); err != nil {
 			return nil, err
 		}
 	}
-	end := (r.cfg.phase1 + r.cfg.phase2).Seconds()
 	k := plotter.XYs{
 		{X: 0, Y: float64(r.cfg.k1)}, {X: r.cfg.phase1.Seconds(), Y: float64(r.cfg.k1)},
-		{X: r.cfg.phase1.Seconds(), Y: float64(r.cfg.k2)}, {X: end, Y: float64(r.cfg.k2)},
+		{X: r.cfg.phase1.Seconds(), Y: float64(r.cfg.k2)}, {X: end.Seconds(), Y: float64(r.cfg.k2)},
 	}
 	l, err := plotter.NewLine(k)
 	if err != nil {
@@ -138,18 +142,25 @@ func capacityPanel(r *result) (*plot.Plot, error) {
 	l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 	p.Add(l)
 	p.Legend.Add("K, the downstream's slots", l)
+	// Room above the largest pool (256) for the legend.
+	p.Y.Min, p.Y.Max = 1, 1<<14
 	return p, nil
 }
 
 // throughputPanel draws the tasks per second of every pool, per bucket.
 func throughputPanel(r *result) (*plot.Plot, error) {
 	p := newPanel("throughput: only K tasks run at once, whatever the capacity", "tasks per second", r)
-	p.Y.Min = 0
+	top := 0.0
 	for i, pr := range r.pools {
-		if err := addLine(p, pr.name, i, buckets(r, pr.rec, pr.rec.Throughput)); err != nil {
+		xys := buckets(r, pr.rec, pr.rec.Throughput)
+		for _, xy := range xys {
+			top = max(top, xy.Y)
+		}
+		if err := addLine(p, pr.name, i, xys); err != nil {
 			return nil, err
 		}
 	}
+	p.Y.Min, p.Y.Max = 0, max(top, 1)*1.6 // room above the lines for the legend
 	return p, nil
 }
 
@@ -174,7 +185,7 @@ func runPanel(r *result) (*plot.Plot, error) {
 	if hi == 0 {
 		lo, hi = 1, 1000
 	}
-	p.Y.Min, p.Y.Max = lo/2, hi*2
+	p.Y.Min, p.Y.Max = lo/2, hi*30 // room above the lines for the legend
 	return p, nil
 }
 

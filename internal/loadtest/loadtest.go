@@ -18,8 +18,12 @@ import (
 // queue, in FIFO order, and take longer for the same throughput (a
 // database, an API). It is safe for concurrent use by multiple goroutines.
 type Downstream struct {
-	work  time.Duration
-	slots atomic.Pointer[chan struct{}] // nil: no limit
+	work time.Duration
+
+	mu      sync.Mutex
+	slots   int             // 0: no limit
+	inUse   int             // calls in a slot
+	waiting []chan struct{} // calls waiting for a slot, FIFO; each is closed to let its call in
 }
 
 // NewDownstream returns a downstream of k slots (k <= 0: no limit) around
@@ -30,24 +34,42 @@ func NewDownstream(k int, work time.Duration) *Downstream {
 	return d
 }
 
-// SetSlots changes the number of slots for the calls that start from now
-// on (k <= 0: no limit); calls already in a slot finish in the old one.
+// SetSlots changes the number of slots at once (k <= 0: no limit): with
+// fewer, the calls in a slot finish, and waiting calls get one only when
+// fewer than k are in use; with more, waiting calls get the new slots.
 func (d *Downstream) SetSlots(k int) {
-	if k <= 0 {
-		d.slots.Store(nil)
-		return
-	}
-	sem := make(chan struct{}, k)
-	d.slots.Store(&sem)
+	d.mu.Lock()
+	d.slots = max(k, 0)
+	d.admitLocked()
+	d.mu.Unlock()
 }
 
 // Call waits for a slot, then does the work.
 func (d *Downstream) Call() {
-	if sem := d.slots.Load(); sem != nil {
-		*sem <- struct{}{}
-		defer func() { <-*sem }()
+	d.mu.Lock()
+	if d.slots == 0 || (d.inUse < d.slots && len(d.waiting) == 0) {
+		d.inUse++
+		d.mu.Unlock()
+	} else {
+		ready := make(chan struct{})
+		d.waiting = append(d.waiting, ready)
+		d.mu.Unlock()
+		<-ready
 	}
 	time.Sleep(d.work)
+	d.mu.Lock()
+	d.inUse--
+	d.admitLocked()
+	d.mu.Unlock()
+}
+
+// admitLocked gives free slots to waiting calls, oldest first.
+func (d *Downstream) admitLocked() {
+	for len(d.waiting) > 0 && (d.slots == 0 || d.inUse < d.slots) {
+		d.inUse++
+		close(d.waiting[0])
+		d.waiting = d.waiting[1:]
+	}
 }
 
 // Recorder keeps the finish and run time of every task it wraps. It is safe

@@ -48,15 +48,49 @@ func TestDownstreamQueuesBeyondItsSlots(t *testing.T) {
 			assert.GreaterOrEqual(t, longest, tc.atLeast)
 		})
 	}
-	t.Run("SetSlots applies to the calls that start after it", func(t *testing.T) {
-		d := NewDownstream(0, 0)
-		assert.Nil(t, d.slots.Load())
-		d.SetSlots(3)
-		require.NotNil(t, d.slots.Load())
-		assert.Equal(t, 3, cap(*d.slots.Load()))
-		d.Call()
-		assert.Empty(t, *d.slots.Load(), "the slot is given back")
+	t.Run("fewer slots bind at once, also for the calls already waiting", func(t *testing.T) {
+		d := NewDownstream(4, time.Hour)
+		d.mu.Lock()
+		d.inUse = 4 // four calls in their slots
+		waiting := []chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}
+		d.waiting = append(d.waiting, waiting...)
+		d.mu.Unlock()
+
+		d.SetSlots(2)
+		release := func() { // a call in a slot finishes
+			d.mu.Lock()
+			d.inUse--
+			d.admitLocked()
+			d.mu.Unlock()
+		}
+		release()
+		release()
+		assertWaiting(t, d, 3, "2 of 4 slots in use still fill 2 slots")
+		release()
+		assertWaiting(t, d, 2, "the oldest waiting call takes the freed slot")
+		select {
+		case <-waiting[0]:
+		default:
+			t.Fatal("the oldest call was not let in")
+		}
+		d.SetSlots(0)
+		assertWaiting(t, d, 0, "no limit lets every call in")
 	})
+	t.Run("a call takes its slot back when done", func(t *testing.T) {
+		d := NewDownstream(3, 0)
+		d.Call()
+		assertWaiting(t, d, 0, "")
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		assert.Zero(t, d.inUse)
+	})
+}
+
+func assertWaiting(t *testing.T, d *Downstream, n int, msg string) {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	assert.Len(t, d.waiting, n, msg)
 }
 
 func TestRecorderFigures(t *testing.T) {
