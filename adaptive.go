@@ -240,7 +240,9 @@ func (c *adaptiveController) tuned(n int, now int64) {
 // decides if the window has enough samples, drops it if it is stale.
 func (c *adaptiveController) observeSlow(now int64) int {
 	if c.w.n < adaptiveMinSamples {
-		if now-c.w.start > adaptiveStaleWindows*(c.window+c.w.mean()) {
+		// The span is kept from overflowing for a Window of centuries.
+		span := min(c.window+c.w.mean(), math.MaxInt64/(2*adaptiveStaleWindows))
+		if now-c.w.start > adaptiveStaleWindows*span {
 			c.w.reset(now)
 		}
 		return c.cap
@@ -279,7 +281,7 @@ func (c *adaptiveController) adjust(s adaptiveStats) int {
 	n := float64(c.cap)
 	target := c.cap
 	if c.full(s) {
-		target = int(n*g + math.Sqrt(n))
+		target = c.toCap(n*g + math.Sqrt(n))
 	} else if l := s.inFlight; l*g+math.Sqrt(l) < l {
 		// Not full: never grow, and shrink only below what is in flight,
 		// when more than √l of it is estimated to queue (l × (1 - g) > √l),
@@ -291,7 +293,7 @@ func (c *adaptiveController) adjust(s adaptiveStats) int {
 		if c.queued++; c.queued < 2 {
 			return c.cap
 		}
-		target = int(l*g + math.Sqrt(l))
+		target = c.toCap(l*g + math.Sqrt(l))
 	}
 	c.queued = 0
 	return c.set(target)
@@ -371,6 +373,12 @@ func (c *adaptiveController) level(s adaptiveStats) int {
 		return c.cap
 	}
 	return int(math.Ceil(s.inFlight))
+}
+
+// toCap converts x to a capacity, rounding down, clamped into [min, max]
+// before the conversion so that it cannot overflow an int.
+func (c *adaptiveController) toCap(x float64) int {
+	return int(min(max(x, float64(c.min)), float64(c.max)))
 }
 
 // set makes n, clamped into [min, max], the capacity and returns it. The

@@ -356,6 +356,31 @@ func TestAdaptiveWindow(t *testing.T) {
 	})
 }
 
+func TestAdaptiveControllerExtremes(t *testing.T) {
+	t.Run("near MaxInt32 the capacity grows to it, never past it", func(t *testing.T) {
+		a := ants.AdaptiveCapacity{Min: 1, Max: math.MaxInt32, Window: time.Millisecond}
+		c, err := ants.NewAdaptiveController(a, math.MaxInt32-10, 0)
+		require.NoError(t, err)
+		now := int64(0)
+		for i := 0; i < 100_000; i++ {
+			// Tasks all finishing at once: a full pool, run time flat.
+			if i%ants.AdaptiveMinSamples == 0 {
+				now += int64(time.Millisecond)
+			}
+			got := c.Observe(c.Cap(), time.Millisecond, now)
+			require.GreaterOrEqual(t, got, 1)
+			require.LessOrEqual(t, got, math.MaxInt32)
+		}
+	})
+	t.Run("a Window of centuries never decides and never overflows", func(t *testing.T) {
+		c, err := ants.NewAdaptiveController(ants.AdaptiveCapacity{Min: 1, Max: 64, Window: math.MaxInt64}, 8, 0)
+		require.NoError(t, err)
+		for i := int64(1); i < 1000; i++ {
+			assert.Equal(t, 8, c.Observe(8, time.Millisecond, i*int64(time.Hour)))
+		}
+	})
+}
+
 func TestAdaptiveControllerAllocatesNothing(t *testing.T) {
 	c, err := ants.NewAdaptiveController(ants.AdaptiveCapacity{Min: 1, Max: 256, Window: 10 * time.Millisecond}, 1, 0)
 	require.NoError(t, err)
