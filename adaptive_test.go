@@ -177,6 +177,26 @@ func TestAdaptiveControllerStartingAtMax(t *testing.T) {
 	}
 }
 
+func TestAdaptiveControllerFirstProbeEndingAtMin(t *testing.T) {
+	// K=2 from 8, Min 2: the probe halves to 4 (40 ms), then 2 (20 ms), where
+	// Min stops it; the start queued, so the pool stays at 2 and adapts from
+	// there.
+	a := ants.AdaptiveCapacity{Min: 2, Max: 64}
+	s := newSim(t, simConfig{slots: 2, service: simWork, jitter: 0.1}, a, 8)
+	for s.ctl.Cap() == 8 {
+		s.runUntil(time.Duration(s.now-s.t0) + time.Millisecond)
+	}
+	for s.ctl.Probing() {
+		s.runUntil(time.Duration(s.now-s.t0) + time.Millisecond)
+	}
+	b, measured := s.ctl.Baseline()
+	assert.True(t, measured)
+	assert.InDelta(t, float64(simWork), float64(b), 0.1*float64(simWork))
+	assert.LessOrEqual(t, s.ctl.Cap(), 4, "resumed at Min, then at most one step up")
+	s.runUntil(5 * time.Second)
+	assert.LessOrEqual(t, s.medianCap(3*time.Second, 5*time.Second), 4)
+}
+
 func TestAdaptiveControllerQuietPoolDoesNotDrift(t *testing.T) {
 	t.Run("fewer than the minimum of tasks per window change nothing, whatever their run time", func(t *testing.T) {
 		c, err := ants.NewAdaptiveController(wide, 64, 0)
