@@ -66,4 +66,9 @@ var (
 	// errGoexit is the value of the *PanicError a WorkerPool task gets when
 	// its Worker called runtime.Goexit.
 	errGoexit = errors.New("ants: Worker called runtime.Goexit")
+
+	// ErrInvalidAdaptiveCapacity is returned by the constructors when
+	// Options.Adaptive has Min < 1, Max < Min or a negative Window, or is
+	// set on an unlimited pool (size <= 0) or with PreAlloc.
+	ErrInvalidAdaptiveCapacity = errors.New("ants: invalid adaptive capacity")
 )

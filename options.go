@@ -66,6 +66,13 @@ type Options struct {
 	// the pool reads no clock for it.
 	Observer Observer
 
+	// Adaptive, if not nil, lets the pool set its own capacity between
+	// Adaptive.Min and Adaptive.Max, starting from the size given to the
+	// constructor clamped into that range; see AdaptiveCapacity. It needs
+	// a positive size and no PreAlloc, else the constructor returns
+	// ErrInvalidAdaptiveCapacity.
+	Adaptive *AdaptiveCapacity
+
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
 }
@@ -171,6 +178,15 @@ func WithObserver(o Observer) Option {
 func WithMinWorkers(n int) Option {
 	return func(opts *Options) {
 		opts.MinWorkers = n
+	}
+}
+
+// WithAdaptiveCapacity sets Options.Adaptive to a copy of a. Tune still
+// sets the capacity, clamped into [a.Min, a.Max]; every other option
+// applies as to a pool of the capacity in force at the moment.
+func WithAdaptiveCapacity(a AdaptiveCapacity) Option {
+	return func(opts *Options) {
+		opts.Adaptive = &a
 	}
 }
 
