@@ -27,7 +27,6 @@ func TestAdaptiveCapacityAcceptance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("16 s of real time")
 	}
-	skipUnlessAdaptive(t)
 
 	var wg sync.WaitGroup
 	var s3 scenario3
@@ -66,18 +65,6 @@ func TestAdaptiveCapacityAcceptance(t *testing.T) {
 		assert.Equal(t, 256, s4.initial)
 		assert.LessOrEqual(t, s4.median, 32)
 	})
-}
-
-// skipUnlessAdaptive skips the test while the engine ignores
-// WithAdaptiveCapacity, which it shows by not clamping the starting size.
-// TODO(issue 19): delete this function and its call once the engine adapts.
-func skipUnlessAdaptive(t *testing.T) {
-	p, err := ants.NewPool(8, ants.WithAdaptiveCapacity(ants.AdaptiveCapacity{Min: 1, Max: 4}))
-	require.NoError(t, err)
-	defer p.Release()
-	if p.Cap() != 4 {
-		t.Skip("the engine does not adapt yet: NewPool(8) with Max 4 has Cap() == 8")
-	}
 }
 
 // period is what scenarios 1 and 2 measure over a stretch of time, for the

@@ -50,6 +50,7 @@ func (p *poolCore[T]) acceptLocked(arg T, st taskStamp) bool {
 	}
 	p.tasks.push(arg)
 	if p.timed {
+		st.cap = int32(c)
 		p.stamps.push(st)
 	}
 	p.submitted++

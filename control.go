@@ -3,6 +3,7 @@ package ants
 import (
 	"context"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -56,18 +57,21 @@ func (p *poolCore[T]) Tune(size int) {
 		return
 	}
 	size = min(size, math.MaxInt32)
+	if a := p.opts.Adaptive; a != nil {
+		size = min(max(size, a.Min), a.Max)
+	}
 	p.lock.Lock()
 	old := int(p.capacity.Load())
 	if old < 0 || size == old {
 		p.lock.Unlock()
 		return
 	}
-	p.capacity.Store(int32(size))
+	stopped := p.resizeLocked(size)
+	if p.adaptive != nil {
+		p.adaptive.tuned(size, nanotime())
+	}
 	taken := 0
-	var stopped *goWorker[T]
-	if size < old {
-		stopped = p.stopIdleLocked(int(p.running.Load())-size, nil)
-	} else {
+	if size > old {
 		taken = p.admitLocked()
 	}
 	next := p.kickLocked()
@@ -75,6 +79,83 @@ func (p *poolCore[T]) Tune(size int) {
 	p.signal(taken)
 	next.wake()
 	stopped.wake()
+	p.changes.deliver()
+}
+
+// resizeLocked sets the capacity to size, stops the idle workers above it,
+// which it returns for the caller to wake after unlocking, and records the
+// change for OnChange (deliver, after unlocking). The caller admits waiting
+// work if the pool grew. It requires p.lock held.
+func (p *poolCore[T]) resizeLocked(size int) (stopped *goWorker[T]) {
+	old := int(p.capacity.Load())
+	p.capacity.Store(int32(size))
+	if size < old {
+		stopped = p.stopIdleLocked(int(p.running.Load())-size, nil)
+	}
+	p.changes.push(old, size)
+	return stopped
+}
+
+// adaptUnlocked applies the adaptive capacity's decision n: it is called by
+// a worker with p.lock held, after a task, and returns with it held, having
+// released it meanwhile to wake the workers a shrink stopped and to tell
+// OnChange. A grown pool admits waiting work on the worker's way on
+// (afterTask). Decisions come at most once a Window.
+func (p *poolCore[T]) adaptUnlocked(n int) {
+	stopped := p.resizeLocked(n)
+	p.lock.Unlock()
+	stopped.wake()
+	p.changes.deliver()
+	p.lock.Lock()
+}
+
+// capChanges delivers capacity changes to AdaptiveCapacity.OnChange in the
+// order they were made, one call at a time, on the goroutine that made the
+// change or on one delivering already. A nil *capChanges does nothing.
+type capChanges struct {
+	fn      func(old, new int)
+	mu      sync.Mutex // guards queue
+	queue   [][2]int
+	calling sync.Mutex // held while fn runs
+}
+
+// push records a change. The pool's lock orders the pushes.
+func (c *capChanges) push(old, new int) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.queue = append(c.queue, [2]int{old, new})
+	c.mu.Unlock()
+}
+
+// deliver calls fn for every recorded change, unless another goroutine is
+// at it (or fn itself called Tune): that one delivers them. The loop after
+// unlocking catches a change pushed while the other was finishing.
+func (c *capChanges) deliver() {
+	if c == nil {
+		return
+	}
+	for c.calling.TryLock() {
+		for {
+			c.mu.Lock()
+			if len(c.queue) == 0 {
+				c.mu.Unlock()
+				break
+			}
+			ch := c.queue[0]
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+			c.fn(ch[0], ch[1])
+		}
+		c.calling.Unlock()
+		c.mu.Lock()
+		pending := len(c.queue) > 0
+		c.mu.Unlock()
+		if !pending {
+			return
+		}
+	}
 }
 
 // Release closes the pool: later submissions fail with ErrPoolClosed, idle

@@ -128,10 +128,17 @@ type poolCore[T any] struct {
 	fn        func(*goWorker[T], T) // applied to every task, on the worker w
 	opts      *Options              // read-only after init
 
-	// timed is set if tasks are timed: the pool has an observer (obs).
-	// Without it no clock is read on the task path.
+	// timed is set if tasks are timed: the pool has an observer (obs) or
+	// adapts its capacity (adaptive). Without either no clock is read on the
+	// task path.
 	timed bool
 	obs   Observer
+
+	// adaptive, if set, decides the capacity from the tasks' run times
+	// (adaptive.go); it is used under lock. changes tells OnChange of each
+	// change it or Tune makes.
+	adaptive *adaptiveController
+	changes  *capChanges
 
 	// onExit, if set, is called on a worker's goroutine as the worker
 	// exits, while it still holds its place in the goroutine bound (but
@@ -178,6 +185,17 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	if opts.PreAlloc && size < 0 {
 		return ErrInvalidPreAllocSize
 	}
+	if a := opts.Adaptive; a != nil {
+		start, err := a.validate(size)
+		if err != nil || opts.PreAlloc {
+			return ErrInvalidAdaptiveCapacity
+		}
+		size = start
+		p.adaptive = newAdaptiveController(*a, start, nanotime())
+		if a.OnChange != nil {
+			p.changes = &capChanges{fn: a.OnChange}
+		}
+	}
 	if opts.Logger == nil {
 		opts.Logger = defaultLogger
 	}
@@ -191,6 +209,6 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	p.fn = fn
 	p.opts = opts
 	p.obs = opts.Observer
-	p.timed = p.obs != nil
+	p.timed = p.obs != nil || p.adaptive != nil
 	return nil
 }

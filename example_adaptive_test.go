@@ -1,8 +1,3 @@
-//go:build adaptivewired
-
-// TODO(issue 19): delete the build constraint above once the engine adapts;
-// the Output below is what a wired pool prints.
-
 package ants_test
 
 import (

@@ -64,6 +64,11 @@ func (m *multiCore[T]) init(size, sizePerPool int, fn func(*goWorker[T], T), lbs
 		}
 		m.pools[i] = p
 	}
+	// Each member pool adapts its capacity on its own, but they share one
+	// OnChange, which is never called concurrently.
+	for _, p := range m.pools[1:] {
+		p.changes = m.pools[0].changes
+	}
 	m.lbs = lbs
 	m.index.Store(math.MaxUint32)
 	return nil

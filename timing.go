@@ -13,6 +13,7 @@ import (
 // taskStamp travels with a task through the ring when the pool is timed.
 type taskStamp struct {
 	at   int64 // nanotime of the submit call
+	cap  int32 // the capacity when the pool accepted the task
 	self bool  // the task reports its own times (selfTimedSubmitter)
 }
 
@@ -41,8 +42,12 @@ func (p *poolCore[T]) runTimed(w *goWorker[T], arg T) {
 	p.fn(w, arg)
 	end := nanotime()
 	w.inTask = false
-	if !w.stamp.self {
+	if p.obs != nil && !w.stamp.self {
 		p.obs.TaskDone(time.Duration(w.start-w.stamp.at), time.Duration(end-w.start), w.panicked)
+	}
+	w.ran = end - w.start
+	if w.panicked {
+		w.ran = -1 // not a sample for the adaptive capacity
 	}
 	w.panicked = false
 	w.start = end
@@ -56,7 +61,7 @@ func (p *poolCore[T]) observePanic(w *goWorker[T]) {
 		return
 	}
 	w.inTask, w.panicked = false, false
-	if !w.stamp.self {
+	if p.obs != nil && !w.stamp.self {
 		p.obs.TaskDone(time.Duration(w.start-w.stamp.at), time.Duration(nanotime()-w.start), true)
 	}
 }

@@ -1,6 +1,9 @@
 package ants
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"time"
+)
 
 // goWorker is one pooled goroutine. It runs the task it was started with,
 // then takes the next from the pool's ring (afterTask); when the ring is
@@ -48,6 +51,10 @@ type goWorker[T any] struct {
 	start    int64
 	inTask   bool
 	panicked bool
+
+	// ran is the run time of the task just finished, for the adaptive
+	// capacity; negative if it panicked.
+	ran int64
 }
 
 // wake wakes w, a worker detached from the idle queue, and the workers
@@ -225,6 +232,11 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 // ok == false when the worker has been counted out and must exit.
 func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	p.lock.Lock()
+	if p.adaptive != nil && w.ran >= 0 {
+		if n := p.adaptive.observe(int(w.stamp.cap), time.Duration(w.ran), w.start); n != int(p.capacity.Load()) {
+			p.adaptUnlocked(n) // the worker still counts as busy meanwhile
+		}
+	}
 	p.completed++
 	p.busy--
 	taken := p.admitLocked()
