@@ -445,3 +445,16 @@ func BenchmarkInvokeObserved(b *testing.B) { eachShape(b, invokePool(false, obse
 // BenchmarkMultiPoolObserved is BenchmarkMultiPool with an observer that
 // does nothing.
 func BenchmarkMultiPoolObserved(b *testing.B) { eachShape(b, newMultiPool(false, observed).bound()) }
+
+// BenchmarkSubmitAdaptive is BenchmarkSubmit on a pool that adapts its
+// capacity between 1 and the shape's capacity, starting there: what the
+// timing and the controller cost a task (BenchmarkSubmit is its base).
+func BenchmarkSubmitAdaptive(b *testing.B) {
+	eachShape(b, func(b *testing.B, capacity int, task func()) benchPool {
+		p, err := ants.NewPool(capacity, ants.WithAdaptiveCapacity(ants.AdaptiveCapacity{Min: 1, Max: capacity}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return benchPool{submit: func() error { return p.Submit(task) }, pool: p}
+	})
+}
