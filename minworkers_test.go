@@ -51,34 +51,29 @@ func TestMinWorkers(t *testing.T) {
 			assert.Equal(t, 0, p.Running(), "Release stops the kept workers")
 		})
 	})
-	t.Run("n above the capacity is the capacity", func(t *testing.T) {
+	// idleThenExpired returns a Pool of size (0: unlimited) keeping n
+	// workers, after started tasks ran at once and four expiries passed.
+	idleThenExpired := func(t *testing.T, size, n, started int) *ants.Pool {
 		c := ants.NewFakeClock()
-		p, err := ants.NewPool(3, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry), ants.WithMinWorkers(10))
+		p, err := ants.NewPool(size, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry), ants.WithMinWorkers(n))
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = p.ReleaseTimeout(long) })
 		g := newGate(t)
-		occupyWith(t, p.Submit, g, 3)
+		occupyWith(t, p.Submit, g, started)
 		g.open()
-		waitIdle(t, p, 3)
+		waitIdle(t, p, started)
 		for range 4 {
 			require.True(t, c.Advance(expiry))
 		}
 		require.True(t, c.Sync())
+		return p
+	}
+	t.Run("n above the capacity is the capacity", func(t *testing.T) {
+		p := idleThenExpired(t, 3, 10, 3)
 		assert.Equal(t, 3, p.Running())
 	})
 	t.Run("an unlimited pool keeps n", func(t *testing.T) {
-		c := ants.NewFakeClock()
-		p, err := ants.NewPool(0, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry), ants.WithMinWorkers(2))
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = p.ReleaseTimeout(long) })
-		g := newGate(t)
-		occupyWith(t, p.Submit, g, 5)
-		g.open()
-		waitIdle(t, p, 5)
-		for range 4 {
-			require.True(t, c.Advance(expiry))
-		}
-		require.True(t, c.Sync())
+		p := idleThenExpired(t, 0, 2, 5)
 		waitRunning(t, p, 2)
 	})
 	t.Run("each member of a MultiPool keeps n", func(t *testing.T) {
