@@ -399,12 +399,7 @@ func TestWorkerPoolClosesEveryWorkerOnItsGoroutine(t *testing.T) {
 		waitRunning(t, p, 0)
 	})
 	t.Run("shrinking Tune", func(t *testing.T) {
-		p, f := newFleetPool(t, 4)
-		g := newGate(t)
-		fs, _ := hold(t, p, g, 4)
-		g.open()
-		waitAll(t, fs)
-		waitIdle(t, p, 4)
+		p, f := newIdleFleet(t, 4)
 		p.Tune(1)
 		for range 3 {
 			recv(t, f.closes, "a surplus Worker's Close")
@@ -739,12 +734,7 @@ func TestWorkerPoolTune(t *testing.T) {
 		assert.NoError(t, recv(t, waiter, "the waiting call"))
 	})
 	t.Run("after a shrinking Tune the surplus ids are free", func(t *testing.T) {
-		p, f := newFleetPool(t, 4)
-		g := newGate(t)
-		fs, _ := hold(t, p, g, 4)
-		g.open()
-		waitAll(t, fs)
-		waitIdle(t, p, 4)
+		p, f := newIdleFleet(t, 4)
 		p.Tune(2)
 		for range 2 {
 			recv(t, f.closes, "a surplus Worker's Close")
@@ -876,4 +866,17 @@ func TestWorkerPoolGoroutinesStayWithinCap(t *testing.T) {
 	assert.LessOrEqual(t, peak, limit, "goroutines: base %d, %d callers, sampler, capacity %d, purge", base, callers, size)
 	assert.Less(t, maxID.Load(), int64(size))
 	assert.Equal(t, f.closed.Load(), int64(f.madeCount()))
+}
+
+// newIdleFleet is newFleetPool(t, n) after n tasks ran at once on it: n
+// Workers made, every one of them idle.
+func newIdleFleet(t *testing.T, n int) (*ants.WorkerPool[job, result], *fleet) {
+	t.Helper()
+	p, f := newFleetPool(t, n)
+	g := newGate(t)
+	fs, _ := hold(t, p, g, n)
+	g.open()
+	waitAll(t, fs)
+	waitIdle(t, p, n)
+	return p, f
 }
