@@ -179,15 +179,7 @@ func (p *poolCore[T]) release() bool {
 		return false
 	}
 	p.closed.Store(true)
-	var next *goWorker[T]
-	for p.reserved > p.searching {
-		w := p.workers.detach()
-		if w == nil {
-			break
-		}
-		p.searching++
-		w.nextWake, next = next, w
-	}
+	next := p.wakeIdleLocked(p.reserved-p.searching, nil)
 	next = p.stopIdleLocked(p.workers.len(), next)
 	// With no idle worker left, kickLocked has none to return: it only
 	// starts new workers, within the bound, for the tasks left over.

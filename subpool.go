@@ -128,12 +128,9 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 	if task == nil {
 		return rejectNil(&s.rejected, &s.closed)
 	}
-	var tm wrapperTimer
-	if s.obs != nil {
-		tm.obs = s.obs
-		if !self {
-			tm.submitted = nanotime()
-		}
+	var tm wrapperTimer // times task, unless it times itself
+	if s.obs != nil && !self {
+		tm = wrapperTimer{s.obs, nanotime()}
 	}
 	if err := ctx.Err(); err != nil {
 		s.rejected.Add(1)
@@ -150,14 +147,14 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
-		return s.hand(ctx, task, try, tm, self)
+		return s.hand(ctx, task, try, tm)
 	}
 	if try {
 		s.mu.Unlock()
 		s.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return s.waitUnlock(ctx, task, tm, self)
+	return s.waitUnlock(ctx, task, tm)
 }
 
 // waitUnlock queues the caller, unlocks s.mu, and waits until a slot is
@@ -170,7 +167,7 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 // handed over just as ctx ends is neither lost nor used twice: the caller
 // finds it taken and gives it back (refused), which hands it to the next
 // waiter.
-func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer, self bool) error {
+func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer) error {
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
 	w := &waiter[chan struct{}]{arg: make(chan struct{})}
@@ -199,22 +196,22 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer, 
 		s.refused()
 		return err
 	}
-	return s.hand(ctx, task, false, tm, self)
+	return s.hand(ctx, task, false, tm)
 }
 
 // hand submits task to the parent; the caller holds a slot, which the task
 // gives back when it ends, or hand gives back at once if the parent refuses.
-// tm times the task unless self (see submit).
-func (s *Subpool) hand(ctx context.Context, task func(), try bool, tm wrapperTimer, self bool) error {
+// tm times the task (the zero timer if it times itself, see submit); with
+// an observer it goes to the parent self-timed either way.
+func (s *Subpool) hand(ctx context.Context, task func(), try bool, tm wrapperTimer) error {
 	t := newSubTask(s, task)
-	if !self {
-		t.timer = tm
-	}
+	t.timer = tm
+	via := wrapperTimer{obs: s.obs}
 	var err error
 	if try {
-		err = tm.trySubmit(s.try, t.run)
+		err = via.trySubmit(s.try, t.run)
 	} else {
-		err = tm.submitContext(s.parent, ctx, t.run)
+		err = via.submitContext(s.parent, ctx, t.run)
 	}
 	if err != nil {
 		t.s, t.task, t.timer = nil, nil, wrapperTimer{}

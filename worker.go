@@ -80,8 +80,7 @@ func (w *goWorker[T]) run(arg T) {
 	exited := false
 	defer func() {
 		if exited {
-			w.start = 0
-			p.workerCache.Put(w)
+			p.recycle(w)
 			return
 		}
 		// The task panicked, or called runtime.Goexit (t.FailNow, for
@@ -104,8 +103,7 @@ func (w *goWorker[T]) run(arg T) {
 		if p.onExit != nil {
 			p.onExit(w)
 		}
-		w.local, w.retire, w.start = nil, false, 0
-		p.workerCache.Put(w)
+		p.recycle(w)
 		p.exited()
 	}()
 	for {
@@ -120,6 +118,14 @@ func (w *goWorker[T]) run(arg T) {
 			return
 		}
 	}
+}
+
+// recycle clears what w kept for its goroutine and puts it in the cache
+// for the next worker the pool starts. w's goroutine does not touch it
+// again.
+func (p *poolCore[T]) recycle(w *goWorker[T]) {
+	w.local, w.retire, w.start, w.inTask, w.panicked = nil, false, 0, false, false
+	p.workerCache.Put(w)
 }
 
 // handlePanic reports the panic of a task, with value and, when the logger
@@ -216,15 +222,27 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 		// More reserved tasks than the searching and idle workers: every
 		// idle worker is needed now, so wake them all rather than leave
 		// them to the chain, and start new workers for the rest.
-		for x := p.workers.detach(); x != nil; x = p.workers.detach() {
-			p.searching++
-			x.nextWake, w = w, x
-		}
+		w = p.wakeIdleLocked(p.workers.len(), w)
 		for p.reserved > p.searching && p.canSpawnLocked() {
 			p.spawnLocked()
 		}
 	}
 	return w
+}
+
+// wakeIdleLocked detaches up to n idle workers as searching ones, links
+// them onto wake, the workers the caller wakes after releasing p.lock, and
+// returns the new list. It requires p.lock held.
+func (p *poolCore[T]) wakeIdleLocked(n int, wake *goWorker[T]) *goWorker[T] {
+	for ; n > 0; n-- {
+		w := p.workers.detach()
+		if w == nil {
+			break
+		}
+		p.searching++
+		w.nextWake, wake = wake, w
+	}
+	return wake
 }
 
 // afterTask records the task a worker just finished and returns the next
