@@ -59,6 +59,9 @@ type testPool struct {
 	submitContext func(ctx context.Context, task func()) error
 	members       int       // a multi-pool's member pools; 1 for the other kinds
 	below         []poolAPI // a sub-pool's parent, then its parent's, ...; nil for the other kinds
+	// copied returns a testPool over a copy of the pool's handle, made by
+	// value (handle_test.go); nil for a sub-pool, which is no handle.
+	copied func() *testPool
 }
 
 // levels returns the pool and the pools below it, the pool first.
@@ -202,7 +205,9 @@ func newPlainPool(size int, opts ...ants.Option) (*testPool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return taskShape(p), nil
+	tp := taskShape(p)
+	tp.copied = func() *testPool { c := *p; return taskShape(&c) }
+	return tp, nil
 }
 
 func newFuncPool(size int, opts ...ants.Option) (*testPool, error) {
@@ -210,7 +215,9 @@ func newFuncPool(size int, opts ...ants.Option) (*testPool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return funcShape[any](p, taskArg), nil
+	tp := funcShape[any](p, taskArg)
+	tp.copied = func() *testPool { c := *p; return funcShape[any](&c, taskArg) }
+	return tp, nil
 }
 
 // newGenericPool makes a PoolWithFuncGeneric[int], whose arguments are
@@ -221,7 +228,9 @@ func newGenericPool(size int, opts ...ants.Option) (*testPool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return funcShape[int](p, tickets.issue), nil
+	tp := funcShape[int](p, tickets.issue)
+	tp.copied = func() *testPool { c := *p; return funcShape[int](&c, tickets.issue) }
+	return tp, nil
 }
 
 func newPlainMulti(members, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testPool, error) {
@@ -229,7 +238,9 @@ func newPlainMulti(members, sizePerPool int, lbs ants.LoadBalancingStrategy, opt
 	if err != nil {
 		return nil, err
 	}
-	return multiShape(taskShape(mp), mp, members), nil
+	tp := multiShape(taskShape(mp), mp, members)
+	tp.copied = func() *testPool { c := *mp; return multiShape(taskShape(&c), &c, members) }
+	return tp, nil
 }
 
 func newFuncMulti(members, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testPool, error) {
@@ -237,7 +248,9 @@ func newFuncMulti(members, sizePerPool int, lbs ants.LoadBalancingStrategy, opts
 	if err != nil {
 		return nil, err
 	}
-	return multiShape(funcShape[any](mp, taskArg), mp, members), nil
+	tp := multiShape(funcShape[any](mp, taskArg), mp, members)
+	tp.copied = func() *testPool { c := *mp; return multiShape(funcShape[any](&c, taskArg), &c, members) }
+	return tp, nil
 }
 
 func newGenericMulti(members, sizePerPool int, lbs ants.LoadBalancingStrategy, opts ...ants.Option) (*testPool, error) {
@@ -246,7 +259,9 @@ func newGenericMulti(members, sizePerPool int, lbs ants.LoadBalancingStrategy, o
 	if err != nil {
 		return nil, err
 	}
-	return multiShape(funcShape[int](mp, tickets.issue), mp, members), nil
+	tp := multiShape(funcShape[int](mp, tickets.issue), mp, members)
+	tp.copied = func() *testPool { c := *mp; return multiShape(funcShape[int](&c, tickets.issue), &c, members) }
+	return tp, nil
 }
 
 // belowSize is the size of the pool under a sub-pool of size: one more, so

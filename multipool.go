@@ -267,19 +267,20 @@ func (m *multiCore[T]) Reboot() {
 // inside a pool it shares, they split one pool's capacity into pieces.
 //
 // A MultiPool is safe for concurrent use by multiple goroutines. It must be
-// created with NewMultiPool.
+// created with NewMultiPool. It is a handle, as in ants: a copy of a
+// MultiPool value submits to the same member pools.
 type MultiPool struct {
-	multiCore[func()]
+	*multiCore[func()]
 }
 
 // NewMultiPool returns a MultiPool of size member pools of sizePerPool
 // workers each (sizePerPool <= 0: unlimited), all with the same options.
 func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...Option) (*MultiPool, error) {
-	mp := new(MultiPool)
-	if err := mp.init(size, sizePerPool, runTask, lbs, options); err != nil {
+	core := new(multiCore[func()])
+	if err := core.init(size, sizePerPool, runTask, lbs, options); err != nil {
 		return nil, err
 	}
-	return mp, nil
+	return &MultiPool{core}, nil
 }
 
 // Submit submits task to the member pool chosen by the strategy; see
@@ -312,28 +313,36 @@ func (mp *MultiPool) TrySubmit(task func()) error {
 // PoolWithFuncGeneric[T] by a LoadBalancingStrategy.
 //
 // It is safe for concurrent use by multiple goroutines and must be created
-// with NewMultiPoolWithFuncGeneric.
+// with NewMultiPoolWithFuncGeneric. It is a handle, as MultiPool is.
 type MultiPoolWithFuncGeneric[T any] struct {
-	multiCore[T]
+	*multiCore[T]
 }
 
-// MultiPoolWithFunc is the multi-pool of a func(any).
-type MultiPoolWithFunc = MultiPoolWithFuncGeneric[any]
+// MultiPoolWithFunc is the multi-pool of a func(any), ants' non-generic
+// one: a MultiPoolWithFuncGeneric[any] under a name of its own, with the
+// same methods. It is a handle, as MultiPool is.
+type MultiPoolWithFunc struct {
+	MultiPoolWithFuncGeneric[any]
+}
 
 // NewMultiPoolWithFunc returns a multi-pool of size member pools of
 // sizePerPool workers each that call fn; see NewMultiPool.
 func NewMultiPoolWithFunc(size, sizePerPool int, fn func(any), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFunc, error) {
-	return NewMultiPoolWithFuncGeneric(size, sizePerPool, fn, lbs, options...)
+	mp, err := NewMultiPoolWithFuncGeneric(size, sizePerPool, fn, lbs, options...)
+	if err != nil {
+		return nil, err
+	}
+	return &MultiPoolWithFunc{*mp}, nil
 }
 
 // NewMultiPoolWithFuncGeneric returns a multi-pool of size member pools of
 // sizePerPool workers each that call fn; see NewMultiPool.
 func NewMultiPoolWithFuncGeneric[T any](size, sizePerPool int, fn func(T), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFuncGeneric[T], error) {
-	mp := new(MultiPoolWithFuncGeneric[T])
-	if err := mp.init(size, sizePerPool, applyEach(fn), lbs, options); err != nil {
+	core := new(multiCore[T])
+	if err := core.init(size, sizePerPool, applyEach(fn), lbs, options); err != nil {
 		return nil, err
 	}
-	return mp, nil
+	return &MultiPoolWithFuncGeneric[T]{core}, nil
 }
 
 // Invoke calls the function with arg on the member pool chosen by the

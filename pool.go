@@ -5,19 +5,20 @@ import "context"
 // Pool runs submitted functions on a bounded set of recycled goroutines.
 //
 // A Pool is safe for concurrent use by multiple goroutines. It must be
-// created with NewPool.
+// created with NewPool. A Pool is a handle, as in ants: a copy of a Pool
+// value is the same pool, and two handles of one pool compare equal.
 type Pool struct {
-	poolCore[func()]
+	*poolCore[func()]
 }
 
 // NewPool returns a pool of at most size workers; size <= 0 means
 // unlimited. No goroutine starts until the first task.
 func NewPool(size int, options ...Option) (*Pool, error) {
-	p := new(Pool)
-	if err := p.init(size, runTask, options); err != nil {
+	core := new(poolCore[func()])
+	if err := core.init(size, runTask, options); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return &Pool{core}, nil
 }
 
 func runTask(_ *goWorker[func()], task func()) { task() }

@@ -6,18 +6,28 @@ import "context"
 // type T, on a bounded set of recycled goroutines. Invoke allocates nothing.
 //
 // A PoolWithFuncGeneric is safe for concurrent use by multiple goroutines.
-// It must be created with NewPoolWithFuncGeneric.
+// It must be created with NewPoolWithFuncGeneric. It is a handle, as Pool
+// is: a copy of a PoolWithFuncGeneric value is the same pool.
 type PoolWithFuncGeneric[T any] struct {
-	poolCore[T]
+	*poolCore[T]
 }
 
-// PoolWithFunc is the pool of a func(any); ants' non-generic function pool.
-type PoolWithFunc = PoolWithFuncGeneric[any]
+// PoolWithFunc is the pool of a func(any), ants' non-generic function
+// pool: a PoolWithFuncGeneric[any] under a name of its own, with the same
+// methods. It is a handle, as Pool is: a copy of a PoolWithFunc value is
+// the same pool.
+type PoolWithFunc struct {
+	PoolWithFuncGeneric[any]
+}
 
 // NewPoolWithFunc returns a pool that calls pf with each Invoke argument, on
 // at most size workers (size <= 0: unlimited). A nil pf is ErrLackPoolFunc.
 func NewPoolWithFunc(size int, pf func(any), options ...Option) (*PoolWithFunc, error) {
-	return NewPoolWithFuncGeneric(size, pf, options...)
+	p, err := NewPoolWithFuncGeneric(size, pf, options...)
+	if err != nil {
+		return nil, err
+	}
+	return &PoolWithFunc{*p}, nil
 }
 
 // NewPoolWithFuncGeneric returns a pool that calls pf with each Invoke
@@ -27,11 +37,11 @@ func NewPoolWithFuncGeneric[T any](size int, pf func(T), options ...Option) (*Po
 	if pf == nil {
 		return nil, ErrLackPoolFunc
 	}
-	p := new(PoolWithFuncGeneric[T])
-	if err := p.init(size, applyEach(pf), options); err != nil {
+	core := new(poolCore[T])
+	if err := core.init(size, applyEach(pf), options); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return &PoolWithFuncGeneric[T]{core}, nil
 }
 
 // Invoke runs the pool function with arg on a worker; it waits and fails as

@@ -53,7 +53,7 @@ type Worker[T, R any] interface {
 // whose panic was returned as completed, as it does Go's.
 //
 // A WorkerPool is safe for concurrent use by multiple goroutines. It must
-// be created with NewWorkerPool.
+// be created with NewWorkerPool and must not be copied after first use.
 type WorkerPool[T, R any] struct {
 	poolCore[workerTask[T, R]]
 
