@@ -79,10 +79,10 @@ type poolCore[T any] struct {
 	// caller whose task was just taken from the head of the list.
 	cond sync.Cond
 
-	tasks   taskQueue[T]         // accepted tasks no worker has taken yet, FIFO
-	stamps  taskQueue[taskStamp] // the tasks' stamps, in step with tasks; used only if timed
-	workers workerQueue[T]       // parked idle workers
-	waiters waiterList[T]        // blocked callers, FIFO
+	tasks   ring[T]         // accepted tasks no worker has taken yet, FIFO
+	stamps  ring[taskStamp] // the tasks' stamps, in step with tasks; used only if timed
+	workers workerQueue[T]  // parked idle workers
+	waiters waiterList[T]   // blocked callers, FIFO
 
 	// busy counts the tasks workers have taken and not finished.
 	busy int
