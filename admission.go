@@ -2,25 +2,47 @@ package ants
 
 import "context"
 
-// Admission: how a submitted task enters the pool. A task is accepted with
-// a worker slot (reserved) or into the buffer, or its caller is refused or
-// waits in the waiters list until an event that frees room admits it
-// (admitLocked). Every change of reserved and of the waiters list is here;
-// what the workers do with reserved tasks is in worker.go.
+// Admission, the caller's side of the pool: how a submitted task enters it,
+// and where it waits until a worker takes it.
+//
+// The bound is ants': at most capacity tasks accepted and unfinished, plus
+// up to QueueSize buffered ones. A task is accepted with a worker slot
+// (reserved) while busy+reserved < capacity, as ants hands it to a worker;
+// otherwise into the buffer while it has room; otherwise its caller is
+// refused (Nonblocking, TrySubmit, MaxBlockingTasks) or waits in the
+// waiters list, task in hand. So a task waits in one of two places: in the
+// ring (p.tasks), which holds the reserved tasks first and the buffered
+// ones after them, or with its blocked caller (waitUnlock). Workers take
+// only reserved tasks (takeLocked, wake.go).
+//
+// Every event that frees a slot gives it to the oldest buffered task, then
+// admits the longest-waiting callers (admitLocked), so a new Submit never
+// overtakes a buffered task or a caller that waits. A reserved task keeps
+// its slot across a shrinking Tune, as a task handed to a worker in ants
+// runs on it. Every change of reserved and of the waiters list is here.
 
-// submit hands arg to the pool: the fast path appends it to the ring;
-// waiting and refusals are in submitSlow.
-// ctx is never nil: the calls that take none pass context.Background(),
-// whose Done is nil. If try is set the caller never waits.
+// submit is the way in of the pool kinds' Submit, Invoke and Process: it
+// stamps the task with the time of the call (stampNow) and hands it to the
+// pool (submitStamped).
 func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
-	var st taskStamp
-	if p.timed {
-		st.at = nanotime()
-	}
-	return p.submitStamped(ctx, arg, try, st)
+	return p.submitStamped(ctx, arg, try, p.stampNow())
 }
 
-// submitStamped is submit for a task stamped st.
+// stampNow returns the stamp of a task submitted now: the time of the call,
+// if the pool is timed. A wrapper that reports its tasks' times itself
+// passes taskStamp{self: true} instead (timing.go).
+func (p *poolCore[T]) stampNow() taskStamp {
+	if !p.timed {
+		return taskStamp{}
+	}
+	return taskStamp{at: nanotime()}
+}
+
+// submitStamped hands arg, stamped st, to the pool: the fast path appends
+// it to the ring and makes sure a worker will take it (kickLocked); waiting
+// and refusals are in submitSlow. ctx is never nil: the calls that take
+// none pass context.Background(), whose Done is nil. If try is set the
+// caller never waits.
 func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp) error {
 	if p.closed.Load() {
 		p.rejected.Add(1)
@@ -57,19 +79,8 @@ func (p *poolCore[T]) acceptLocked(arg T, st taskStamp) bool {
 	return true
 }
 
-// promoteLocked gives the worker slots that are free to the oldest
-// buffered tasks. It requires p.lock held.
-func (p *poolCore[T]) promoteLocked() {
-	n := p.tasks.size - p.reserved
-	if c := int(p.capacity.Load()); c >= 0 {
-		n = min(n, c-p.busy-p.reserved)
-	}
-	if n > 0 {
-		p.reserved += n
-	}
-}
-
-// submitSlow requires p.lock held and releases it.
+// submitSlow refuses arg or makes its caller wait. It requires p.lock held
+// and releases it.
 func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskStamp) error {
 	if p.closed.Load() {
 		p.lock.Unlock()
@@ -78,7 +89,8 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskSt
 	}
 	// ants compares MaxBlockingTasks with != 0, so a negative limit lets no
 	// caller wait; kept for compatibility.
-	if try || p.opts.Nonblocking || (p.opts.MaxBlockingTasks != 0 && p.waiters.len >= p.opts.MaxBlockingTasks) {
+	full := p.opts.MaxBlockingTasks != 0 && p.waiters.len >= p.opts.MaxBlockingTasks
+	if try || p.opts.Nonblocking || full {
 		p.lock.Unlock()
 		p.rejected.Add(1)
 		return ErrPoolOverload
@@ -105,7 +117,7 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp) error
 
 	var stop func() bool
 	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, p.wakeAll)
+		stop = context.AfterFunc(ctx, p.wakeWaiters)
 	}
 	var err error
 	for w.state == waiterPending {
@@ -135,19 +147,20 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp) error
 	return err
 }
 
-// wakeAll wakes every waiter so that those whose context is done can leave.
-func (p *poolCore[T]) wakeAll() {
+// wakeWaiters wakes every waiting caller, so that those whose context is
+// done can leave; the others wait again. It is called without p.lock.
+func (p *poolCore[T]) wakeWaiters() {
 	p.lock.Lock()
 	p.cond.Broadcast()
 	p.lock.Unlock()
 }
 
 // admitLocked is what every event that frees room does: it gives free
-// slots to buffered tasks, then moves the tasks of the longest-waiting
-// callers into the ring while the pool can accept them. It returns how many
-// callers it took, for the caller to wake with signal once it has released
-// p.lock; the caller then takes from the ring or kicks it. It requires
-// p.lock held.
+// slots to buffered tasks (promoteLocked), then moves the tasks of the
+// longest-waiting callers into the ring while the pool can accept them. It
+// returns how many callers it took, for the caller to wake with signal once
+// it has released p.lock; the caller then takes from the ring or kicks it.
+// It requires p.lock held.
 func (p *poolCore[T]) admitLocked() (taken int) {
 	p.promoteLocked()
 	if p.waiters.len == 0 {
@@ -163,20 +176,15 @@ func (p *poolCore[T]) admitLocked() (taken int) {
 	return taken
 }
 
-// signal wakes n waiters whose tasks admitLocked took. It is called without
-// p.lock, as a channel send wakes its receiver only after releasing the
-// channel's lock: a wake-up can enter the kernel (runtime.wakep), and every
-// other user of the pool would spin on the lock meanwhile.
-//
-// Signalling late wakes the right callers all the same. Signal wakes the
-// caller that entered Wait first among those still in it, and callers enter
-// Wait in list order, so the n oldest are exactly the n taken ones, unless
-// one of them has woken already (a Broadcast) and so needs no signal: then
-// a pending caller wakes, finds its task still pending, and goes back to
-// the tail (waitUnlock).
-func (p *poolCore[T]) signal(n int) {
-	for ; n > 0; n-- {
-		p.cond.Signal()
+// promoteLocked gives the worker slots that are free to the oldest
+// buffered tasks. It requires p.lock held.
+func (p *poolCore[T]) promoteLocked() {
+	n := p.tasks.size - p.reserved
+	if c := int(p.capacity.Load()); c >= 0 {
+		n = min(n, c-p.busy-p.reserved)
+	}
+	if n > 0 {
+		p.reserved += n
 	}
 }
 

@@ -90,18 +90,18 @@ func (p *poolCore[T]) resizeLocked(size int) (stopped *goWorker[T]) {
 	old := int(p.capacity.Load())
 	p.capacity.Store(int32(size))
 	if size < old {
-		stopped = p.stopIdleLocked(int(p.running.Load())-size, nil)
+		stopped = p.wakeIdleLocked(int(p.running.Load())-size, wakeToStop, nil)
 	}
 	p.changes.push(old, size)
 	return stopped
 }
 
-// adaptUnlocked applies the adaptive capacity's decision n: it is called by
-// a worker with p.lock held, after a task, and returns with it held, having
-// released it meanwhile to wake the workers a shrink stopped and to tell
-// OnChange. A grown pool admits waiting work on the worker's way on
-// (afterTask). Decisions come at most once a Window.
-func (p *poolCore[T]) adaptUnlocked(n int) {
+// adaptLocked applies the adaptive capacity's decision n, releasing p.lock
+// meanwhile: it is called by a worker with p.lock held, after a task, and
+// returns with it held, having released it to wake the workers a shrink
+// stopped and to tell OnChange. A grown pool admits waiting work on the
+// worker's way on (afterTask). Decisions come at most once a Window.
+func (p *poolCore[T]) adaptLocked(n int) {
 	stopped := p.resizeLocked(n)
 	p.lock.Unlock()
 	stopped.wake()
@@ -163,24 +163,24 @@ func (c *capChanges) deliver() {
 // for busy workers; they finish their task, drain the task buffer, and exit.
 // Releasing a closed pool does nothing.
 func (p *poolCore[T]) Release() {
-	p.release()
+	p.close()
 }
 
-// release closes the pool and reports whether this call closed it.
+// close is Release, reporting whether this call closed the pool.
 //
 // Tasks accepted with a worker slot still run: idle workers are woken for
 // them before the rest are stopped, so that they need not wait for new
 // workers, which could start only as the stopped ones exit. Buffered tasks
 // run on the busy workers, which drain the ring before they exit.
-func (p *poolCore[T]) release() bool {
+func (p *poolCore[T]) close() bool {
 	p.lock.Lock()
 	if p.closed.Load() {
 		p.lock.Unlock()
 		return false
 	}
 	p.closed.Store(true)
-	next := p.wakeIdleLocked(p.reserved-p.searching, nil)
-	next = p.stopIdleLocked(p.workers.len(), next)
+	next := p.wakeIdleLocked(p.reserved-p.searching, wakeToSearch, nil)
+	next = p.wakeIdleLocked(p.workers.len(), wakeToStop, next)
 	// With no idle worker left, kickLocked has none to return: it only
 	// starts new workers, within the bound, for the tasks left over.
 	p.kickLocked()
@@ -211,12 +211,12 @@ func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
 // ErrPoolClosed if the pool was already closed. With a nil ctx it is Release
 // and returns nil without waiting.
 func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
-	return releaseAndWait(ctx, p.release, p.waitExited)
+	return releaseAndWait(ctx, p.close, p.waitDrained)
 }
 
-// waitExited waits until no goroutine of the pool is left (live is 0), or
+// waitDrained waits until no goroutine of the pool is left (live is 0), or
 // ctx is done; see waitZero.
-func (p *poolCore[T]) waitExited(ctx context.Context) error {
+func (p *poolCore[T]) waitDrained(ctx context.Context) error {
 	return waitZero(ctx, &p.lock, &p.live, &p.allExited)
 }
 

@@ -6,63 +6,45 @@ import (
 	"sync/atomic"
 )
 
-// poolCore is the engine behind Pool, PoolWithFunc and PoolWithFuncGeneric:
-// they differ only in the task type T and in fn, the function a worker
-// applies to each task.
+// poolCore is the engine behind Pool, PoolWithFunc, PoolWithFuncGeneric,
+// WorkerPool and each member pool of a MultiPool: they differ only in the
+// task type T and in fn, the function a worker applies to each task.
 //
-// # How a task reaches a worker
+// Its code is grouped by who runs it:
 //
-// Submit appends the task to one FIFO ring (tasks) under the lock, and
-// workers take tasks from its head. A worker that finishes a task takes the
-// next one without parking, as the workers of a channel pool do; a worker
-// finding the ring empty parks in the idle queue (workers) on its own
-// channel. Parked workers are woken by the rule the Go scheduler uses for
-// its spinning threads: a task wakes a parked worker only if no woken worker
-// is already on its way to the ring (searching == 0), and a woken worker
-// that takes a task while more are queued wakes the next one (kickLocked).
-// So a steady stream of tasks costs about one wake-up per batch the
-// submitters get ahead of the workers, not one per task, while no task sits
-// in the ring behind a busy worker when an idle one sleeps: while the ring
-// holds tasks, a worker is on its way to it, or every worker is busy.
+//   - admission.go, the caller's side: a submitted task is accepted into
+//     the ring (tasks) with a worker slot or into the buffer, or refused,
+//     or waits with its blocked caller (waiters) until an event that frees
+//     room admits it.
+//   - worker.go, the worker goroutine's side: run a task, take the next one
+//     or park (afterTask), leave or stay, the panic path, recycle.
+//   - wake.go, who wakes whom: the wake rule (kickLocked), starting and
+//     stopping workers, and the rule that wake-ups are sent after unlocking.
+//   - control.go, the calls that change the pool's state (Tune, Release,
+//     Reboot) and the getters; purge.go, idle expiry; timing.go, the
+//     Observer's timing; invariants.go, the checks of the invariants below.
 //
-// Measured against the previous design, which handed every task to a parked
-// worker's channel (one wake-up and two more lock crossings per task), on 2
-// cores with no-op tasks and capacity 1000: see BENCHMARKS.md, "Where the
-// floor is".
+// # Which counters an event moves
 //
-// # Admission
+// Each moves under p.lock, but rejected, an atomic written without it;
+// running and waiting (waiters.len) are atomics too, for the getters.
 //
-// The bound is ants': at most capacity tasks accepted and unfinished,
-// plus up to QueueSize buffered ones. A task is accepted with a worker slot
-// (reserved) while busy+reserved < capacity, as ants hands it to a worker;
-// otherwise into the buffer while it has room; otherwise the caller is
-// refused (Nonblocking, TrySubmit, MaxBlockingTasks) or waits in waiters.
-// Every event that frees a slot gives it to the oldest buffered task, then
-// admits the longest-waiting callers (admitLocked), so
-// a new Submit never overtakes a buffered task or a caller that waits. The
-// ring holds the reserved tasks first, then the buffered ones; workers take
-// only reserved tasks. A reserved task keeps its slot across a shrinking
-// Tune, as a task handed to a worker in ants runs on it.
-//
-// Workers are started eagerly: tasks that the woken and idle workers
-// together cannot take wake every idle worker and start new ones at once
-// (kickLocked), so Running() grows before Submit returns, as in ants, and a
-// burst does not wait for workers to wake or start one another.
-//
-// # Where to read
-//
-// core.go holds the fields and their invariants (checked by
-// checkInvariantsLocked, invariants.go); admission.go the way in (submit,
-// the buffer, waiting callers); worker.go a worker's life (spawn, take,
-// park, wake, stop, exit) and the goroutine bound; control.go Tune,
-// Release, Reboot and the getters; purge.go expiry; timing.go the
-// Observer's timing.
-//
-// A wake-up (of a parked worker, or a Signal of a waiting caller) is sent
-// only after p.lock is released: it can enter the kernel, and every other
-// user of the lock would spin meanwhile. Functions that decide whom to
-// wake return the workers linked by nextWake, or a count of callers, for
-// their caller to wake once it has unlocked.
+//	a task is accepted with a slot       submitted+1, reserved+1, into tasks
+//	a task is accepted into the buffer   submitted+1, into tasks
+//	a slot goes to a buffered task       reserved+1
+//	a call is refused                    rejected+1
+//	a caller waits, or leaves the list   waiters+1, waiters-1
+//	a worker takes a task                reserved-1, busy+1, out of tasks
+//	a worker is started for a task       running+1, live+1, then it takes it
+//	an idle worker is woken to search    searching+1, out of workers
+//	a woken worker looks at the ring     searching-1
+//	a worker parks                       into workers
+//	a task returns                       completed+1, busy-1
+//	a task panics                        panicked+1, busy-1, running-1
+//	a worker is told to stop, or leaves  running-1, stopping+1
+//	a stopping worker stays              stopping-1, running+1
+//	a worker is counted out              stopping-1 (not after a panic), live-1
+//	the purge goroutine starts, exits    live+1, live-1
 type poolCore[T any] struct {
 	// The fields up to the first pad are written by every task, under the
 	// lock; the next group is read by every task and written only by Tune,
@@ -79,12 +61,17 @@ type poolCore[T any] struct {
 	// caller whose task was just taken from the head of the list.
 	cond sync.Cond
 
-	tasks   taskQueue[T]         // accepted tasks no worker has taken yet, FIFO
-	stamps  taskQueue[taskStamp] // the tasks' stamps, in step with tasks; used only if timed
-	workers workerQueue[T]       // parked idle workers
-	waiters waiterList[T]        // blocked callers, FIFO
+	tasks   ring[T]         // accepted tasks no worker has taken yet, FIFO
+	stamps  ring[taskStamp] // their stamps, in step with tasks; only if timed
+	workers workerQueue[T]  // parked idle workers
+
+	// waiters are the blocked callers, FIFO, each with its task. The list is
+	// non-empty only while the pool has no room: no free slot and no room
+	// in the buffer.
+	waiters waiterList[T]
 
 	// busy counts the tasks workers have taken and not finished.
+	// running == busy + idle (workers.len) + searching.
 	busy int
 
 	// reserved counts the tasks at the head of the ring that hold a worker
@@ -95,13 +82,24 @@ type poolCore[T any] struct {
 	reserved int
 
 	// searching counts the workers woken from the idle queue that have not
-	// yet looked at the ring (see kickLocked).
+	// yet looked at the ring. The wake rule (kickLocked) keeps one on its
+	// way while reserved tasks remain: reserved > 0 and searching == 0
+	// only when no worker is idle.
 	searching int
 
 	// stopping counts the workers that have stopped being active (told to
-	// stop, or leaving on their own) and have not yet been counted out: they
-	// still hold a place in the goroutine bound, running+stopping <=
-	// capacity (lifecycle.go).
+	// stop, or leaving on their own) and have not yet been counted out. They
+	// still hold a place in the goroutine bound
+	//
+	//	running + stopping <= capacity
+	//
+	// within which alone new workers start (canSpawnLocked). It is exceeded
+	// after a shrinking Tune, until the busy workers above the new capacity
+	// finish their task, and not kept by a worker whose task panicked: that
+	// one leaves running at once (failed), so that the panic costs no
+	// capacity while its PanicHandler runs. A task that finds every place
+	// held by stopping workers is taken by one of them (leaveOrStay), so it
+	// does not wait for them to exit.
 	stopping int
 
 	// Counters for Stats, kept under the lock that every path through the
@@ -109,14 +107,19 @@ type poolCore[T any] struct {
 	submitted, completed, panicked uint64
 
 	// live counts the goroutines the pool has started (workers and the purge
-	// goroutine) that have not yet exited; allExited, when non-nil, is closed
-	// when live drops to 0.
+	// goroutine) that have not been counted out: live >= running + stopping,
+	// plus one while purgeAlive. allExited, when non-nil, is closed when
+	// live drops to 0 (countOutLocked).
 	live      int
 	allExited chan struct{}
 
-	purgeStop  chan struct{} // the purge generation's stop channel: closed by Release; nil if no generation runs
-	purgeAlive bool          // a purge goroutine has started and not exited
-	lastTick   int64         // time of the purge goroutine's last tick, in ns
+	// purgeStop is the stop channel of the purge generation (purge.go):
+	// closed by Release; nil if no generation runs. purgeAlive is set while
+	// a purge goroutine has started and not exited (it may outlive its
+	// generation), and lastTick is the time of its last tick, in ns.
+	purgeStop  chan struct{}
+	purgeAlive bool
+	lastTick   int64
 
 	_ cacheLinePad
 

@@ -117,9 +117,8 @@ func (p *poolCore[T]) CheckInvariants() error {
 	return p.checkInvariantsLocked()
 }
 
-// TaskQueue is the package's ring of tasks (taskQueue), for the external
-// tests.
-type TaskQueue[T any] struct{ q taskQueue[T] }
+// TaskQueue is the package's ring buffer (ring), for the external tests.
+type TaskQueue[T any] struct{ q ring[T] }
 
 // Push appends v.
 func (q *TaskQueue[T]) Push(v T) { q.q.push(v) }

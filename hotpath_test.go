@@ -14,7 +14,7 @@ import (
 )
 
 // Tests of the task path: tasks go through one ring, and parked workers are
-// woken only when no woken worker is already on its way to it (core.go).
+// woken only when no woken worker is already on its way to it (wake.go).
 
 func TestBurstOntoIdleWorkersStartsEveryTaskAtOnce(t *testing.T) {
 	// Submit wakes one parked worker and the woken workers wake one another;

@@ -21,22 +21,28 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	}
 	switch {
 	case p.busy < 0 || p.reserved < 0 || p.searching < 0 || p.stopping < 0:
-		return fmt.Errorf("negative count: busy %d, reserved %d, searching %d, stopping %d", p.busy, p.reserved, p.searching, p.stopping)
+		return fmt.Errorf("negative count: busy %d, reserved %d, searching %d, stopping %d",
+			p.busy, p.reserved, p.searching, p.stopping)
 	case buffered < 0:
 		return fmt.Errorf("%d reserved tasks but %d in the ring", p.reserved, p.tasks.size)
 	case p.queueSize >= 0 && buffered > p.queueSize:
 		return fmt.Errorf("%d buffered tasks, QueueSize %d", buffered, p.queueSize)
 	case c >= 0 && buffered > 0 && p.busy+p.reserved < c:
-		return fmt.Errorf("%d buffered tasks while a slot is free: busy %d + reserved %d < capacity %d", buffered, p.busy, p.reserved, c)
+		return fmt.Errorf("%d buffered tasks while a slot is free: "+
+			"busy %d + reserved %d < capacity %d", buffered, p.busy, p.reserved, c)
 	case running != p.busy+idle+p.searching:
-		return fmt.Errorf("running %d != busy %d + idle %d + searching %d", running, p.busy, idle, p.searching)
+		return fmt.Errorf("running %d != busy %d + idle %d + searching %d",
+			running, p.busy, idle, p.searching)
 	case p.reserved > 0 && p.searching == 0 && idle > 0:
-		return fmt.Errorf("%d reserved tasks with %d idle workers and none searching", p.reserved, idle)
+		return fmt.Errorf("%d reserved tasks with %d idle workers and none searching",
+			p.reserved, idle)
 	case p.live < running+p.stopping+purge:
-		return fmt.Errorf("live %d < running %d + stopping %d + purge %d", p.live, running, p.stopping, purge)
+		return fmt.Errorf("live %d < running %d + stopping %d + purge %d",
+			p.live, running, p.stopping, purge)
 	case p.waiters.len != int(p.waiting.Load()):
 		return fmt.Errorf("waiters %d, Waiting() %d", p.waiters.len, p.waiting.Load())
-	case p.waiters.len > 0 && (c < 0 || p.busy+p.reserved < c || p.queueSize < 0 || buffered < p.queueSize):
+	case p.waiters.len > 0 && (c < 0 || p.busy+p.reserved < c ||
+		p.queueSize < 0 || buffered < p.queueSize):
 		return fmt.Errorf("%d callers wait while the pool has room", p.waiters.len)
 	case p.purgeStop != nil && !p.purgeAlive:
 		return fmt.Errorf("a purge generation with no purge goroutine")

@@ -70,8 +70,8 @@ type Keyed[K comparable] struct {
 // mu.
 type keyQueue[K comparable] struct {
 	key   K
-	first func()            // the task the runner starts with
-	tasks taskQueue[func()] // queued after the running task
+	first func()       // the task the runner starts with
+	tasks ring[func()] // queued after the running task
 	// starting is set while the key's first task waits for the pool: later
 	// Submits for the key wait too, since if the pool refuses it there is
 	// no runner to run what they would queue.
@@ -273,7 +273,7 @@ func (k *Keyed[K]) drop(q *keyQueue[K]) {
 	var zero K
 	q.key, q.first, q.starting = zero, nil, false
 	if len(q.tasks.items) > keyedQueueKeep {
-		q.tasks = taskQueue[func()]{}
+		q.tasks = ring[func()]{}
 	}
 	k.free = append(k.free, q)
 }

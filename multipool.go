@@ -43,7 +43,8 @@ type multiCore[T any] struct {
 
 // init creates size member pools of sizePerPool workers that apply fn,
 // made with options; if one is refused, it releases those made before.
-func (m *multiCore[T]) init(size, sizePerPool int, fn func(*goWorker[T], T), lbs LoadBalancingStrategy, options []Option) error {
+func (m *multiCore[T]) init(size, sizePerPool int, fn func(*goWorker[T], T),
+	lbs LoadBalancingStrategy, options []Option) error {
 	if size <= 0 {
 		return ErrInvalidMultiPoolSize
 	}
@@ -87,34 +88,30 @@ func (m *multiCore[T]) next(lbs LoadBalancingStrategy) *poolCore[T] {
 	return best
 }
 
+// submit is the way in of the multi-pool kinds' Submit and Invoke: it
+// stamps the task with the time of the call, before the strategy chooses a
+// member pool (the member pools share their options), and hands it on
+// (submitStamped).
 func (m *multiCore[T]) submit(ctx context.Context, arg T, try bool) error {
-	var st taskStamp
-	if m.pools[0].timed { // the member pools share their options
-		st.at = nanotime()
-	}
-	return m.submitStamped(ctx, arg, try, st)
+	return m.submitStamped(ctx, arg, try, m.pools[0].stampNow())
 }
 
-// submitStamped is submit for a task stamped st.
+// submitStamped hands arg, stamped st, to the member pool the strategy
+// chooses, as poolCore.submitStamped does; under RoundRobin, a task refused
+// with ErrPoolOverload is tried once more on the member pool LeastTasks
+// would choose. Every error counts in the multi-pool's rejected.
 func (m *multiCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp) error {
-	err := m.submitOnce(ctx, arg, try, st)
+	var err error
+	if m.closed.Load() {
+		err = ErrPoolClosed
+	} else if ctx, err = liveContext(ctx); err == nil {
+		err = m.next(m.lbs).submitStamped(ctx, arg, try, st)
+		if err == ErrPoolOverload && m.lbs == RoundRobin {
+			err = m.next(LeastTasks).submitStamped(ctx, arg, try, st)
+		}
+	}
 	if err != nil {
 		m.rejected.Add(1)
-	}
-	return err
-}
-
-func (m *multiCore[T]) submitOnce(ctx context.Context, arg T, try bool, st taskStamp) error {
-	if m.closed.Load() {
-		return ErrPoolClosed
-	}
-	ctx, err := liveContext(ctx)
-	if err != nil {
-		return err
-	}
-	err = m.next(m.lbs).submitStamped(ctx, arg, try, st)
-	if err == ErrPoolOverload && m.lbs == RoundRobin {
-		err = m.next(LeastTasks).submitStamped(ctx, arg, try, st)
 	}
 	return err
 }
@@ -213,7 +210,7 @@ func (m *multiCore[T]) ReleaseTimeout(timeout time.Duration) error {
 // ctx releases without waiting. It returns ErrPoolClosed if already
 // released.
 func (m *multiCore[T]) ReleaseContext(ctx context.Context) error {
-	return releaseAndWait(ctx, m.close, m.waitExited)
+	return releaseAndWait(ctx, m.close, m.waitDrained)
 }
 
 // close is Release, reporting whether this call closed the multi-pool.
@@ -227,18 +224,18 @@ func (m *multiCore[T]) close() bool {
 	// Close every member pool before waiting for any, so that none keeps
 	// accepting tasks while ReleaseContext waits for another.
 	for _, p := range m.pools {
-		p.release()
+		p.close()
 	}
 	return true
 }
 
-// waitExited waits for the goroutines of every member pool to exit, or
+// waitDrained waits for the goroutines of every member pool to exit, or
 // until ctx is done; each member pool that is not done by then contributes
-// "pool i: " and its waitExited error.
-func (m *multiCore[T]) waitExited(ctx context.Context) error {
+// "pool i: " and its waitDrained error.
+func (m *multiCore[T]) waitDrained(ctx context.Context) error {
 	var errs []error
 	for i, p := range m.pools {
-		if err := p.waitExited(ctx); err != nil {
+		if err := p.waitDrained(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("pool %d: %w", i, err))
 		}
 	}

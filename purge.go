@@ -96,7 +96,8 @@ func (p *poolCore[T]) purge(stop chan struct{}, now time.Time) bool {
 	limit := int(p.running.Load()) - p.opts.MinWorkers
 	expired := p.workers.refresh(t-int64(p.opts.ExpiryDuration), limit)
 	for i, w := range expired {
-		stopped = p.stopLocked(w, stopped)
+		p.stopLocked(w)
+		w.nextWake, stopped = stopped, w
 		expired[i] = nil
 	}
 	p.lastTick = t

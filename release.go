@@ -18,7 +18,8 @@ import (
 // until the pool's work is over or ctx is done. It returns ErrPoolClosed if
 // the pool was already closed, nil at once for a nil ctx, and otherwise
 // what wait returns.
-func releaseAndWait(ctx context.Context, closePool func() bool, wait func(context.Context) error) error {
+func releaseAndWait(ctx context.Context, closePool func() bool,
+	wait func(context.Context) error) error {
 	if !closePool() {
 		return ErrPoolClosed
 	}

@@ -1,8 +1,10 @@
 package ants
 
-// waiter is a caller blocked in Submit or Invoke until the pool has room. It
-// carries its task so that a worker that becomes free can take the task
-// directly: one goroutine wake-up (the caller's) instead of two.
+// waiter is a caller blocked in Submit or Invoke until the pool has room
+// (waitUnlock, admission.go). It carries its task, so that the event that
+// makes room can take the task directly: one goroutine wake-up (the
+// caller's) instead of two. A Subpool's waiters carry, as their task, the
+// channel that hands them a slot.
 type waiter[T any] struct {
 	arg        T
 	stamp      taskStamp
@@ -48,6 +50,7 @@ func (l *waiterList[T]) put(w *waiter[T]) {
 	l.free = w
 }
 
+// pushBack adds w at the tail.
 func (l *waiterList[T]) pushBack(w *waiter[T]) {
 	w.prev, w.next = l.tail, nil
 	if l.tail != nil {
@@ -59,6 +62,7 @@ func (l *waiterList[T]) pushBack(w *waiter[T]) {
 	l.len++
 }
 
+// remove takes w out of the list, wherever it is.
 func (l *waiterList[T]) remove(w *waiter[T]) {
 	if w.prev != nil {
 		w.prev.next = w.next
@@ -74,6 +78,7 @@ func (l *waiterList[T]) remove(w *waiter[T]) {
 	l.len--
 }
 
+// popFront removes and returns the oldest waiter, or nil if there is none.
 func (l *waiterList[T]) popFront() *waiter[T] {
 	w := l.head
 	if w != nil {

@@ -5,6 +5,15 @@ import (
 	"time"
 )
 
+// The worker goroutine's side of the pool. A worker is started for a
+// reserved task (spawnLocked, wake.go) and is then active, counted in
+// running: busy with a task, idle in the idle queue, or searching, woken
+// and on its way to the ring. After each task it takes the next reserved
+// one, parks, or stops being active (afterTask): told to stop, or leaving
+// on its own, it is stopping until leaveOrStay counts it out, or keeps it
+// for a task that needs it. A task's panic ends its worker at once
+// (failed), and the goroutine is counted out once the panic is reported.
+
 // goWorker is one pooled goroutine. It runs the task it was started with,
 // then takes the next from the pool's ring (afterTask); when the ring is
 // empty it parks in the pool's idle queue until the pool wakes it to look
@@ -19,8 +28,8 @@ type goWorker[T any] struct {
 	// the idle queue before sending.
 	ch chan struct{}
 
-	// nextWake links the workers kickLocked woke at once; guarded by the
-	// pool's lock until the wake-up.
+	// nextWake links the workers detached to be woken at once (wake.go);
+	// guarded by the pool's lock until the wake-up.
 	nextWake *goWorker[T]
 
 	// lastUsed is the pool tick at which the worker last went idle; guarded
@@ -41,12 +50,12 @@ type goWorker[T any] struct {
 	// exit after the task instead of taking the next one.
 	retire bool
 
-	// The timing of the current task, if the pool is timed (timing.go):
-	// its stamp, when it started (0: not yet read), and whether it is
-	// running. panicked is
-	// set by a task whose panic its pool kind caught, so that the observer
-	// is told. Only the worker's goroutine uses them, but for stamp, which
-	// takeLocked sets under the pool's lock before the worker runs the task.
+	// The timing of the current task, if the pool is timed (timing.go): its
+	// stamp, when it started (0: not yet read), and whether it is running.
+	// panicked is set by a task whose panic its pool kind caught, so that
+	// the observer is told. Only the worker's goroutine uses them, except
+	// stamp, which takeLocked sets under the pool's lock before the worker
+	// runs the task.
 	stamp    taskStamp
 	start    int64
 	inTask   bool
@@ -57,37 +66,27 @@ type goWorker[T any] struct {
 	ran int64
 }
 
-// wake wakes w, a worker detached from the idle queue, and the workers
-// linked from it by nextWake; a nil w is a no-op.
-func (w *goWorker[T]) wake() {
-	for w != nil {
-		next := w.nextWake
-		w.nextWake = nil
-		w.ch <- struct{}{}
-		w = next
-	}
-}
-
-// run is the body of the worker goroutine. It returns when the pool stops
-// the worker (purge, Release, a shrinking Tune) or a task panics, and
-// reports its exit to the pool, which is how ReleaseTimeout knows that no
-// goroutine is left.
+// run is the body of the worker goroutine. It returns when afterTask counts
+// the worker out (purge, Release, a shrinking Tune, retire), or when a task
+// panics or calls runtime.Goexit. Either way the goroutine is counted out
+// of p.live as it ends, which is how ReleaseTimeout knows that none is
+// left.
 //
 // Since a panic ends its worker, as in ants, one deferred recover around
 // the whole loop serves every task, instead of one per task.
 func (w *goWorker[T]) run(arg T) {
 	p := w.pool
-	exited := false
+	returned := false // the loop ended normally: afterTask counted w out
 	defer func() {
-		if exited {
+		if returned {
 			p.recycle(w)
 			return
 		}
-		// The task panicked, or called runtime.Goexit (t.FailNow, for
-		// one), which neither returns nor panics. As in ants, the worker
-		// ends, and it has left Running and the goroutine bound by the
-		// time the panic handler runs; the capacity it held goes at once
-		// to waiting callers and buffered tasks.
+		// The panic path. The task panicked, or called runtime.Goexit
+		// (t.FailNow, for one), which neither returns nor panics. As in
+		// ants, the worker ends, and it has left Running and the goroutine
+		// bound by the time the panic handler runs; the capacity it held
+		// goes at once to waiting callers and buffered tasks.
 		r := recover()
 		if p.timed {
 			p.observePanic(w)
@@ -104,7 +103,7 @@ func (w *goWorker[T]) run(arg T) {
 			p.onExit(w)
 		}
 		p.recycle(w)
-		p.exited()
+		p.countOut()
 	}()
 	for {
 		if p.timed {
@@ -114,135 +113,10 @@ func (w *goWorker[T]) run(arg T) {
 		}
 		var ok bool
 		if arg, ok = p.afterTask(w); !ok {
-			exited = true // afterTask counted it out
+			returned = true
 			return
 		}
 	}
-}
-
-// recycle clears what w kept for its goroutine and puts it in the cache
-// for the next worker the pool starts. w's goroutine does not touch it
-// again.
-func (p *poolCore[T]) recycle(w *goWorker[T]) {
-	w.local, w.retire, w.start, w.inTask, w.panicked = nil, false, 0, false, false
-	p.workerCache.Put(w)
-}
-
-// handlePanic reports the panic of a task, with value and, when the logger
-// is to print it, the panicking stack.
-func (p *poolCore[T]) handlePanic(value any, stack []byte) {
-	if h := p.opts.PanicHandler; h != nil {
-		h(value)
-		return
-	}
-	logTaskPanic(p.opts.Logger, value, stack)
-}
-
-// A worker's life: started for a task (spawnLocked), busy, idle or searching
-// while it is active (running), then on its way out (stopping) until it is
-// counted out (leaveOrStay). Every goroutine the pool has started and that has
-// not been counted out holds a place in the goroutine bound:
-//
-//	running + stopping <= capacity
-//
-// except after a shrinking Tune (busy workers above the new capacity finish
-// their task first) and for a worker whose task panicked, which leaves at
-// once (failed) so that the panic costs no capacity while its PanicHandler
-// runs. New workers start only within the bound (canSpawnLocked); a task
-// that finds every place held by workers on their way out is taken by one of
-// them instead (leaveOrStay), so it does not wait for them to exit.
-
-// canSpawnLocked reports whether the bound leaves room for one more worker
-// goroutine. It requires p.lock held.
-func (p *poolCore[T]) canSpawnLocked() bool {
-	c := int(p.capacity.Load())
-	return c < 0 || int(p.running.Load())+p.stopping < c
-}
-
-// spawnLocked starts a worker goroutine for the reserved task at the head
-// of the ring. It requires p.lock held, p.reserved > 0 and canSpawnLocked.
-func (p *poolCore[T]) spawnLocked() {
-	p.running.Add(1)
-	p.live++
-	// A closed pool still starts workers to drain its buffer (Tune, a lost
-	// worker), but those exit when done: they need no purge.
-	if p.purgeStop == nil && !p.opts.DisablePurge && !p.closed.Load() {
-		p.startPurgeLocked()
-	}
-	w, _ := p.workerCache.Get().(*goWorker[T])
-	if w == nil {
-		w = &goWorker[T]{pool: p, ch: make(chan struct{}, 1)}
-	}
-	go w.run(p.takeLocked(w))
-}
-
-// takeLocked takes the reserved task at the head of the ring for worker w.
-// It requires p.lock held and p.reserved > 0.
-func (p *poolCore[T]) takeLocked(w *goWorker[T]) T {
-	arg, _ := p.tasks.pop()
-	if p.timed {
-		w.stamp, _ = p.stamps.pop()
-	}
-	p.reserved--
-	p.busy++
-	return arg
-}
-
-// kickLocked makes sure the reserved tasks will be taken promptly, and
-// returns the idle workers to wake, if any, linked by nextWake, which the
-// caller wakes after releasing p.lock (a wake-up can enter the kernel; the
-// lock's other users need not wait for it). It requires p.lock held.
-//
-// While a woken worker is searching, nobody else is woken: it will take
-// the head task and, if more remain, wake the next worker itself. That
-// keeps wake-ups to the minimum that still starts every task without delay,
-// and it is what makes a stream of tasks cheaper than one wake-up each.
-//
-// Reserved tasks beyond what the searching and idle workers can take wake
-// every idle worker and start new workers for the rest, at once. Waking
-// them all matters when tasks block: left to the chain while new workers
-// start, the idle ones fall behind under the scheduler's load and the pool
-// grows several times larger than it needs (BENCHMARKS.md, "Where the
-// floor is", the sleep workload).
-//
-// New workers stay within the goroutine bound (canSpawnLocked): when
-// workers on their way out hold the places a reserved task needs, one of
-// them takes it before it exits (leaveOrStay).
-func (p *poolCore[T]) kickLocked() *goWorker[T] {
-	if p.reserved == 0 {
-		return nil
-	}
-	var w *goWorker[T]
-	if p.searching == 0 {
-		if w = p.workers.detach(); w != nil {
-			p.searching++
-		}
-	}
-	if p.reserved > p.searching && p.reserved > p.searching+p.workers.len() {
-		// More reserved tasks than the searching and idle workers: every
-		// idle worker is needed now, so wake them all rather than leave
-		// them to the chain, and start new workers for the rest.
-		w = p.wakeIdleLocked(p.workers.len(), w)
-		for p.reserved > p.searching && p.canSpawnLocked() {
-			p.spawnLocked()
-		}
-	}
-	return w
-}
-
-// wakeIdleLocked detaches up to n idle workers as searching ones, links
-// them onto wake, the workers the caller wakes after releasing p.lock, and
-// returns the new list. It requires p.lock held.
-func (p *poolCore[T]) wakeIdleLocked(n int, wake *goWorker[T]) *goWorker[T] {
-	for ; n > 0; n-- {
-		w := p.workers.detach()
-		if w == nil {
-			break
-		}
-		p.searching++
-		w.nextWake, wake = wake, w
-	}
-	return wake
 }
 
 // afterTask records the task a worker just finished and returns the next
@@ -251,8 +125,9 @@ func (p *poolCore[T]) wakeIdleLocked(n int, wake *goWorker[T]) *goWorker[T] {
 func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	p.lock.Lock()
 	if p.adaptive != nil && w.ran >= 0 {
-		if n := p.adaptive.observe(int(w.stamp.cap), time.Duration(w.ran), w.start); n != int(p.capacity.Load()) {
-			p.adaptUnlocked(n) // the worker still counts as busy meanwhile
+		n := p.adaptive.observe(int(w.stamp.cap), time.Duration(w.ran), w.start)
+		if n != int(p.capacity.Load()) {
+			p.adaptLocked(n) // the worker still counts as busy meanwhile
 		}
 	}
 	p.completed++
@@ -267,7 +142,8 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			next.wake()
 			return arg, true
 		}
-		if c := p.capacity.Load(); w.retire || p.closed.Load() || (c >= 0 && p.running.Load() > c) {
+		c := p.capacity.Load()
+		if w.retire || p.closed.Load() || (c >= 0 && p.running.Load() > c) {
 			// Released, a shrinking Tune left more workers than capacity,
 			// or the task asked its worker to go: nothing more for this
 			// worker to do.
@@ -299,17 +175,17 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	}
 }
 
-// leaveOrStay is called with p.lock held and returns true with it still
-// held (the worker stays) or false with it released (the worker has been
-// counted out and must exit). It takes a worker counted as stopping out of
-// the pool, or keeps it. It runs the pool's onExit hook, if
-// any, on the worker's goroutine, without the lock. Then, if a reserved
-// task has no worker on its way to it and the pool has a slot, the worker
-// stays, active again, and leaveOrStay returns true with p.lock held:
-// while this goroutine holds its place in the bound no new worker could
-// start for the task. Otherwise it counts the worker out of the bound and
-// of live, releases p.lock, wakes the taken callers (admitLocked) and
-// returns false.
+// leaveOrStay takes a stopping worker out of the pool, or keeps it. It is
+// called with p.lock held and returns true with it still held (the worker
+// stays) or false with it released (the worker has been counted out and
+// must exit).
+//
+// It first runs the pool's onExit hook, if any, on the worker's goroutine,
+// without the lock. Then, if a reserved task has no worker on its way to it
+// and the pool has a slot, the worker stays, active again: while this
+// goroutine holds its place in the bound no new worker could start for the
+// task. Otherwise it counts the worker out of the bound and of live,
+// releases p.lock and wakes the callers taken (admitLocked).
 //
 // Counting out is the last thing a worker does under the lock, and nothing
 // is woken from here: a new worker may start once it is counted out, while
@@ -341,7 +217,7 @@ func (p *poolCore[T]) leaveOrStay(w *goWorker[T], taken int) (stays bool) {
 // failed takes a worker whose task panicked or called runtime.Goexit out of
 // the pool's counts: the task is over, and so is the worker. Its capacity
 // goes at once to waiting callers and buffered tasks; the goroutine is
-// counted out (exited) once it has reported the panic.
+// counted out (countOut) once it has reported the panic.
 func (p *poolCore[T]) failed() {
 	p.lock.Lock()
 	p.panicked++
@@ -354,9 +230,9 @@ func (p *poolCore[T]) failed() {
 	next.wake()
 }
 
-// exited counts out a pool goroutine that holds no place in the bound: the
-// purge goroutine, and a worker after failed.
-func (p *poolCore[T]) exited() {
+// countOut is countOutLocked for a goroutine that holds no place in the
+// bound and not the lock: a worker on the panic path, after failed.
+func (p *poolCore[T]) countOut() {
 	p.lock.Lock()
 	p.countOutLocked()
 	p.lock.Unlock()
@@ -366,36 +242,25 @@ func (p *poolCore[T]) exited() {
 // ReleaseTimeout waits on. It requires p.lock held.
 func (p *poolCore[T]) countOutLocked() {
 	p.live--
-	if p.live == 0 && p.allExited != nil {
-		close(p.allExited)
-		p.allExited = nil
+	if p.live == 0 {
+		closeZero(&p.allExited)
 	}
 }
 
-// stopIdleLocked stops up to n idle workers, linking them onto wake, the
-// workers the caller wakes after releasing p.lock, and returns the new
-// list. It requires p.lock held.
-func (p *poolCore[T]) stopIdleLocked(n int, wake *goWorker[T]) *goWorker[T] {
-	for ; n > 0; n-- {
-		w := p.workers.detach()
-		if w == nil {
-			break
-		}
-		wake = p.stopLocked(w, wake)
-	}
-	return wake
+// recycle clears what w kept for its goroutine and puts it in the cache
+// for the next worker the pool starts. w's goroutine does not touch it
+// again.
+func (p *poolCore[T]) recycle(w *goWorker[T]) {
+	w.local, w.retire, w.start, w.inTask, w.panicked = nil, false, 0, false, false
+	p.workerCache.Put(w)
 }
 
-// stopLocked tells an idle worker, detached from the idle queue, to exit,
-// and links it onto wake, the list of workers the caller wakes (and so
-// tells) after releasing p.lock. It stops counting as running at once, so Running() and Free() show the
-// capacity free, but it holds its place in the goroutine bound (stopping)
-// until it has exited; if a task needs it meanwhile, it takes the task
-// (leaveOrStay). It requires p.lock held.
-func (p *poolCore[T]) stopLocked(w, wake *goWorker[T]) *goWorker[T] {
-	w.stop = true
-	p.running.Add(-1)
-	p.stopping++
-	w.nextWake = wake
-	return w
+// handlePanic reports the panic of a task, with value and, when the logger
+// is to print it, the panicking stack.
+func (p *poolCore[T]) handlePanic(value any, stack []byte) {
+	if h := p.opts.PanicHandler; h != nil {
+		h(value)
+		return
+	}
+	logTaskPanic(p.opts.Logger, value, stack)
 }

@@ -8,36 +8,25 @@ package ants
 // allocated for min(capacity, preAllocLimit) workers and doubles, up to
 // capacity, if more are ever idle at once.
 type workerLoopQueue[T any] struct {
-	items  []*goWorker[T]
-	head   int // index of the oldest worker
-	size   int // number of workers in the ring
-	limit  int // the pool's capacity: the ring never holds more
-	expiry []*goWorker[T]
+	ring[*goWorker[T]]                // the idle workers, oldest first
+	limit              int            // the pool's capacity: the ring never holds more
+	expiry             []*goWorker[T] // scratch for refresh
 }
 
 // preAllocLimit caps the up-front allocation at 8 MiB of pointers.
 const preAllocLimit = 1 << 20
 
 func newWorkerLoopQueue[T any](capacity int) *workerLoopQueue[T] {
-	return &workerLoopQueue[T]{
-		items: make([]*goWorker[T], min(capacity, preAllocLimit)),
-		limit: capacity,
-	}
-}
-
-func (q *workerLoopQueue[T]) len() int { return q.size }
-
-// at returns the i-th oldest worker.
-func (q *workerLoopQueue[T]) at(i int) *goWorker[T] {
-	return q.items[(q.head+i)%len(q.items)]
+	q := &workerLoopQueue[T]{limit: capacity}
+	q.resize(min(capacity, preAllocLimit))
+	return q
 }
 
 func (q *workerLoopQueue[T]) insert(w *goWorker[T]) {
 	if q.size == len(q.items) {
 		q.grow()
 	}
-	q.items[(q.head+q.size)%len(q.items)] = w
-	q.size++
+	q.push(w)
 }
 
 // grow doubles the ring, up to limit. The pool never has more idle workers
@@ -47,28 +36,18 @@ func (q *workerLoopQueue[T]) grow() {
 	if n <= len(q.items) {
 		panic("ants: worker ring queue overflow")
 	}
-	items := make([]*goWorker[T], n)
-	for i := 0; i < q.size; i++ {
-		items[i] = q.at(i)
-	}
-	q.items, q.head = items, 0
+	q.resize(n)
 }
 
 func (q *workerLoopQueue[T]) detach() *goWorker[T] {
-	if q.size == 0 {
-		return nil
-	}
-	w := q.items[q.head]
-	q.items[q.head] = nil
-	q.head = (q.head + 1) % len(q.items)
-	q.size--
+	w, _ := q.pop()
 	return w
 }
 
 func (q *workerLoopQueue[T]) refresh(cutoff int64, limit int) []*goWorker[T] {
 	n := expiredPrefix(min(q.size, limit), cutoff, q.at)
 	q.expiry = q.expiry[:0]
-	for i := 0; i < n; i++ {
+	for range n {
 		q.expiry = append(q.expiry, q.detach())
 	}
 	return q.expiry

@@ -165,7 +165,8 @@ func TestWorkerLoopQueue(t *testing.T) {
 	t.Run("the ring grows up to its limit, keeping the order", func(t *testing.T) {
 		// A ring smaller than its limit, as newWorkerLoopQueue makes for a
 		// capacity above preAllocLimit.
-		q := &workerLoopQueue[int]{items: make([]*goWorker[int], 2), limit: 5}
+		q := &workerLoopQueue[int]{limit: 5}
+		q.resize(2)
 		ws := idleWorkers(1, 7)
 		q.insert(ws[0])
 		q.insert(ws[1])

@@ -26,7 +26,8 @@ func (s *workerStack[T]) detach() *goWorker[T] {
 }
 
 func (s *workerStack[T]) refresh(cutoff int64, limit int) []*goWorker[T] {
-	n := expiredPrefix(min(len(s.items), limit), cutoff, func(i int) *goWorker[T] { return s.items[i] })
+	at := func(i int) *goWorker[T] { return s.items[i] }
+	n := expiredPrefix(min(len(s.items), limit), cutoff, at)
 	s.expiry = append(s.expiry[:0], s.items[:n]...)
 	m := copy(s.items, s.items[n:])
 	clear(s.items[m:])

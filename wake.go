@@ -1,0 +1,177 @@
+package ants
+
+// Who wakes whom: the idle workers a task wakes, the workers started and
+// stopped, and the waiting callers an admitted task wakes.
+//
+// # Wake-ups are sent after unlocking
+//
+// A wake-up, of a parked worker (wake) or of a waiting caller (signal), is
+// sent only after p.lock is released, as a channel send wakes its receiver
+// only after releasing the channel's lock: it can enter the kernel
+// (runtime.wakep), and every other user of the pool would spin on the lock
+// meanwhile. So the functions that run under the lock only decide whom to
+// wake: kickLocked and wakeIdleLocked detach idle workers and link them by
+// nextWake, and admitLocked counts the callers it took. Their caller
+// releases the lock, then calls wake on the list and signal with the count.
+//
+// # The wake rule
+//
+// Tasks wait for a worker in one FIFO ring (p.tasks). A worker that
+// finishes a task takes the next one without parking, as the workers of a
+// channel pool do; a worker finding no reserved task parks in the idle
+// queue (p.workers) on its own channel. Parked workers are woken by the
+// rule the Go scheduler uses for its spinning threads: a task wakes a
+// parked worker only if no woken worker is already on its way to the ring
+// (searching == 0), and a woken worker that takes a task while more are
+// reserved wakes the next one. So a steady stream of tasks costs about one
+// wake-up per batch the submitters get ahead of the workers, not one per
+// task, while no task sits in the ring behind a busy worker when an idle
+// one sleeps: while reserved tasks are in the ring, a worker is on its way
+// to them, or none is idle. kickLocked applies the rule.
+
+// wake wakes w, a worker detached from the idle queue, and the workers
+// linked from it by nextWake; a nil w is a no-op. It is called without
+// p.lock.
+func (w *goWorker[T]) wake() {
+	for w != nil {
+		next := w.nextWake
+		w.nextWake = nil
+		w.ch <- struct{}{}
+		w = next
+	}
+}
+
+// signal wakes n waiting callers whose tasks admitLocked took. It is called
+// without p.lock.
+//
+// Signalling late wakes the right callers all the same. Signal wakes the
+// caller that entered Wait first among those still in it, and callers enter
+// Wait in list order, so the n oldest are exactly the n taken ones, unless
+// one of them has woken already (a Broadcast) and so needs no signal: then
+// a pending caller wakes, finds its task still pending, and goes back to
+// the tail (waitUnlock).
+func (p *poolCore[T]) signal(n int) {
+	for ; n > 0; n-- {
+		p.cond.Signal()
+	}
+}
+
+// kickLocked makes sure the reserved tasks will be taken promptly, and
+// returns the idle workers to wake, if any, linked by nextWake. It requires
+// p.lock held.
+//
+// While a woken worker is searching, nobody else is woken: it will take
+// the head task and, if more remain, call kickLocked to wake the next
+// worker (afterTask). That keeps wake-ups to the minimum that still starts
+// every task without delay, and it is what makes a stream of tasks cheaper
+// than one wake-up each.
+//
+// Workers are started eagerly: reserved tasks beyond what the searching and
+// idle workers can take wake every idle worker and start new workers for
+// the rest, at once, so Running() grows before Submit returns, as in ants,
+// and a burst does not wait for workers to wake or start one another.
+// Waking them all matters when tasks block: left to the chain while new
+// workers start, the idle ones fall behind under the scheduler's load and
+// the pool grows several times larger than it needs (BENCHMARKS.md, "Where
+// the floor is", the sleep workload).
+//
+// New workers stay within the goroutine bound (canSpawnLocked): when
+// workers on their way out hold the places a reserved task needs, one of
+// them takes it before it exits (leaveOrStay).
+func (p *poolCore[T]) kickLocked() *goWorker[T] {
+	if p.reserved == 0 {
+		return nil
+	}
+	var w *goWorker[T]
+	if p.searching == 0 {
+		if w = p.workers.detach(); w != nil {
+			p.searching++
+		}
+	}
+	if p.reserved > p.searching && p.reserved > p.searching+p.workers.len() {
+		// More reserved tasks than the searching and idle workers: every
+		// idle worker is needed now, so wake them all rather than leave
+		// them to the chain, and start new workers for the rest.
+		w = p.wakeIdleLocked(p.workers.len(), wakeToSearch, w)
+		for p.reserved > p.searching && p.canSpawnLocked() {
+			p.spawnLocked()
+		}
+	}
+	return w
+}
+
+// wakeReason is what wakeIdleLocked wakes idle workers for.
+type wakeReason bool
+
+const (
+	wakeToSearch wakeReason = false // take a reserved task: they count as searching
+	wakeToStop   wakeReason = true  // exit (stopLocked)
+)
+
+// wakeIdleLocked detaches up to n idle workers, to search the ring or to
+// stop as why says, and links them onto wake, the list of workers the
+// caller wakes after releasing p.lock; it returns the new list. It
+// requires p.lock held.
+func (p *poolCore[T]) wakeIdleLocked(n int, why wakeReason, wake *goWorker[T]) *goWorker[T] {
+	for ; n > 0; n-- {
+		w := p.workers.detach()
+		if w == nil {
+			break
+		}
+		if why == wakeToStop {
+			p.stopLocked(w)
+		} else {
+			p.searching++
+		}
+		w.nextWake, wake = wake, w
+	}
+	return wake
+}
+
+// stopLocked tells w, an idle worker detached from the idle queue, to exit
+// when it is woken. It stops counting as running at once, so Running() and
+// Free() show its capacity free, but it holds its place in the goroutine
+// bound (stopping) until it has exited; if a task needs it meanwhile, it
+// takes the task (leaveOrStay). The caller links it for waking. It requires
+// p.lock held.
+func (p *poolCore[T]) stopLocked(w *goWorker[T]) {
+	w.stop = true
+	p.running.Add(-1)
+	p.stopping++
+}
+
+// canSpawnLocked reports whether the goroutine bound leaves room for one
+// more worker goroutine (see poolCore.stopping). It requires p.lock held.
+func (p *poolCore[T]) canSpawnLocked() bool {
+	c := int(p.capacity.Load())
+	return c < 0 || int(p.running.Load())+p.stopping < c
+}
+
+// spawnLocked starts a worker goroutine for the reserved task at the head
+// of the ring. It requires p.lock held, p.reserved > 0 and canSpawnLocked.
+func (p *poolCore[T]) spawnLocked() {
+	p.running.Add(1)
+	p.live++
+	// A closed pool still starts workers to drain its buffer (Tune, a lost
+	// worker), but those exit when done: they need no purge.
+	if p.purgeStop == nil && !p.opts.DisablePurge && !p.closed.Load() {
+		p.startPurgeLocked()
+	}
+	w, _ := p.workerCache.Get().(*goWorker[T])
+	if w == nil {
+		w = &goWorker[T]{pool: p, ch: make(chan struct{}, 1)}
+	}
+	go w.run(p.takeLocked(w))
+}
+
+// takeLocked takes the reserved task at the head of the ring for worker w.
+// It requires p.lock held and p.reserved > 0.
+func (p *poolCore[T]) takeLocked(w *goWorker[T]) T {
+	arg, _ := p.tasks.pop()
+	if p.timed {
+		w.stamp, _ = p.stamps.pop()
+	}
+	p.reserved--
+	p.busy++
+	return arg
+}
