@@ -7,19 +7,19 @@ import "context"
 //
 // The bound is ants': at most capacity tasks accepted and unfinished, plus
 // up to QueueSize buffered ones. A task is accepted with a worker slot
-// (reserved) while busy+reserved < capacity, as ants hands it to a worker;
-// otherwise into the buffer while it has room; otherwise its caller is
-// refused (Nonblocking, TrySubmit, MaxBlockingTasks) or waits in the
-// waiters list, task in hand. So a task waits in one of two places: in the
-// ring (p.tasks), which holds the reserved tasks first and the buffered
-// ones after them, or with its blocked caller (waitUnlock). Workers take
-// only reserved tasks (takeLocked, wake.go).
+// (reserved) while busy+reserved < capacity, as ants hands it to a worker,
+// into the ring (p.tasks) that workers take from (takeLocked, wake.go).
+// Otherwise it waits in p.waitq (waiter.go), by priority level: in the
+// buffer while it has room, its caller returning at once, or else with its
+// caller blocked in waitUnlock, task in hand; or its caller is refused
+// (Nonblocking, TrySubmit, MaxBlockingTasks).
 //
-// Every event that frees a slot gives it to the oldest buffered task, then
-// admits the longest-waiting callers (admitLocked), so a new Submit never
-// overtakes a buffered task or a caller that waits. A reserved task keeps
-// its slot across a shrinking Tune, as a task handed to a worker in ants
-// runs on it. Every change of reserved and of the waiters list is here.
+// Every event that frees a slot gives it to the best waiting unit, by level
+// and arrival, and lets blocked callers into the buffer room that frees
+// (admitLocked), so a new Submit never overtakes work that waits. A
+// reserved task keeps its slot across a shrinking Tune, as a task handed to
+// a worker in ants runs on it. Every change of reserved and of the
+// waitQueue is here.
 
 // submit is the way in of the pool kinds' Submit, Invoke and Process: it
 // stamps the task with the time of the call (stampNow) and hands it to the
@@ -38,154 +38,214 @@ func (p *poolCore[T]) stampNow() taskStamp {
 	return taskStamp{at: nanotime()}
 }
 
-// submitStamped hands arg, stamped st, to the pool: the fast path appends
-// it to the ring and makes sure a worker will take it (kickLocked); waiting
-// and refusals are in submitSlow. ctx is never nil: the calls that take
-// none pass context.Background(), whose Done is nil. If try is set the
-// caller never waits.
+// submitStamped hands arg, stamped st, to the pool: the fast path reserves
+// a free slot for it and makes sure a worker will take it (acceptUnlock);
+// waiting and refusals are in submitSlow. ctx is never nil: the calls that
+// take none pass context.Background(), whose Done is nil and whose level is
+// 0. If try is set the caller never waits.
 func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp) error {
 	if p.closed.Load() {
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
 	p.lock.Lock()
-	if !p.closed.Load() && p.acceptLocked(arg, st) {
-		w := p.kickLocked()
-		p.lock.Unlock()
-		w.wake()
+	if !p.closed.Load() && p.slotFreeLocked() {
+		p.acceptUnlock(arg, st)
 		return nil
 	}
 	return p.submitSlow(ctx, arg, try, st)
 }
 
-// acceptLocked appends arg, stamped st, to the ring if the pool can take it
-// now: with a worker slot if one is free, else into the buffer if it has
-// room. It requires p.lock held.
-func (p *poolCore[T]) acceptLocked(arg T, st taskStamp) bool {
-	c := int(p.capacity.Load())
-	switch {
-	case c < 0 || p.busy+p.reserved < c:
-		p.reserved++
-	case p.queueSize < 0 || p.tasks.size-p.reserved < p.queueSize:
-	default:
-		return false
-	}
-	p.tasks.push(arg)
+// acceptUnlock accepts arg, stamped st, with a free slot, makes sure a
+// worker takes it, and releases p.lock. It requires p.lock held and a free
+// slot.
+func (p *poolCore[T]) acceptUnlock(arg T, st taskStamp) {
 	if p.timed {
-		st.cap = int32(c)
-		p.stamps.push(st)
+		st.cap = p.capacity.Load()
 	}
+	p.reserveLocked(arg, st)
 	p.submitted++
-	return true
+	w := p.kickLocked()
+	p.lock.Unlock()
+	w.wake()
 }
 
-// submitSlow refuses arg or makes its caller wait. It requires p.lock held
-// and releases it.
+// slotFreeLocked reports whether a task can have a worker slot now. It
+// requires p.lock held.
+func (p *poolCore[T]) slotFreeLocked() bool {
+	c := p.capacity.Load()
+	return c < 0 || p.busy+p.reserved < int(c)
+}
+
+// reserveLocked appends arg, stamped st, to the ring of tasks that hold a
+// slot. It requires p.lock held and a free slot.
+func (p *poolCore[T]) reserveLocked(arg T, st taskStamp) {
+	p.tasks.push(arg)
+	if p.timed {
+		p.stamps.push(st)
+	}
+	p.reserved++
+}
+
+// bufferRoomLocked reports whether the buffer can take one more task. It
+// requires p.lock held.
+func (p *poolCore[T]) bufferRoomLocked() bool {
+	return p.queueSize < 0 || p.waitq.buffered < p.queueSize
+}
+
+// submitSlow is the way of a task that found no free slot: into the buffer
+// if it has room, else its caller is refused or waits. It requires p.lock
+// held and releases it.
 func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskStamp) error {
+	level := 0
+	if ctx != context.Background() {
+		// The level is read only here, and without the lock: a Context's
+		// Value is the user's code. The pool may have changed meanwhile.
+		p.lock.Unlock()
+		level = levelOf(ctx)
+		p.lock.Lock()
+		if !p.closed.Load() && p.slotFreeLocked() {
+			p.acceptUnlock(arg, st)
+			return nil
+		}
+	}
 	if p.closed.Load() {
 		p.lock.Unlock()
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
+	if p.waitq.blocked == 0 && p.bufferRoomLocked() {
+		if p.timed {
+			st.cap = p.capacity.Load()
+		}
+		p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
+		p.submitted++
+		p.lock.Unlock()
+		return nil
+	}
 	// ants compares MaxBlockingTasks with != 0, so a negative limit lets no
 	// caller wait; kept for compatibility.
-	full := p.opts.MaxBlockingTasks != 0 && p.waiters.len >= p.opts.MaxBlockingTasks
-	if try || p.opts.Nonblocking || full {
+	if try || p.opts.Nonblocking || (p.opts.MaxBlockingTasks != 0 && p.waitq.blocked >= p.opts.MaxBlockingTasks) {
 		p.lock.Unlock()
 		p.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return p.waitUnlock(ctx, arg, st)
+	return p.waitUnlock(ctx, arg, st, level)
 }
 
-// waitUnlock blocks the caller until a worker takes arg, the pool is
-// released, or ctx is done. It requires p.lock held and releases it.
-//
-// An event that makes room takes the task at the head of p.waiters into the
-// ring and Signals p.cond (admitLocked, signal). Signal wakes the goroutine
-// that has been in Wait longest, so this is the right goroutine as long as
-// waiters call Wait in list order. Each waiter joins the tail of the list
-// and calls Wait in one critical section, and one that wakes while its task
-// is still pending (a Broadcast for a cancelled context, or a Signal meant
-// for a waiter that had already woken) moves itself back to the tail before
-// waiting again. So the order holds, every Signal is a wake-up some waiter
-// needs or a harmless extra one, and no taken task leaves its caller asleep.
-func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp) error {
-	w := p.waiters.get(arg, st)
-	p.waiters.pushBack(w)
-	p.waiting.Store(int32(p.waiters.len))
-
-	var stop func() bool
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, p.wakeWaiters)
-	}
-	var err error
-	for w.state == waiterPending {
-		if err = ctx.Err(); err != nil {
-			p.waiters.remove(w)
-			p.waiting.Store(int32(p.waiters.len))
-			break
-		}
-		p.cond.Wait()
-		if w.state == waiterPending {
-			p.waiters.remove(w)
-			p.waiters.pushBack(w)
-		}
-	}
-	if w.state == waiterClosed {
-		err = ErrPoolClosed
-	}
-	p.waiters.put(w)
-	p.lock.Unlock()
-
-	if stop != nil {
-		stop()
-	}
-	if err != nil {
-		p.rejected.Add(1)
-	}
-	return err
-}
-
-// wakeWaiters wakes every waiting caller, so that those whose context is
-// done can leave; the others wait again. It is called without p.lock.
-func (p *poolCore[T]) wakeWaiters() {
-	p.lock.Lock()
-	p.cond.Broadcast()
-	p.lock.Unlock()
-}
-
-// admitLocked is what every event that frees room does: it gives free
-// slots to buffered tasks (promoteLocked), then moves the tasks of the
-// longest-waiting callers into the ring while the pool can accept them. It
-// returns how many callers it took, for the caller to wake with signal once
-// it has released p.lock; the caller then takes from the ring or kicks it.
-// It requires p.lock held.
-func (p *poolCore[T]) admitLocked() (taken int) {
-	p.promoteLocked()
-	if p.waiters.len == 0 {
+// agingNow returns the pool clock's time in ns if levels age, else 0: with
+// strict levels no clock is read. It requires p.lock held.
+func (p *poolCore[T]) agingNow() int64 {
+	if p.waitq.aging == 0 {
 		return 0
 	}
-	var zero T
-	for w := p.waiters.head; w != nil && p.acceptLocked(w.arg, w.stamp); w = p.waiters.head {
-		p.waiters.remove(w)
-		w.arg, w.state = zero, waiterTaken
-		taken++
+	return p.opts.clock.now().UnixNano()
+}
+
+// waitUnlock blocks the caller until its task is accepted (a slot or buffer
+// room), the pool is released, or ctx is done. It requires p.lock held and
+// releases it.
+//
+// The caller waits on a wake-up of its own (waiter.ready), as a sender
+// blocked on a channel does: whoever admits its task decides the outcome
+// under the lock and wakes it after unlocking, and the woken caller
+// returns without taking the lock again. So the next caller is chosen by
+// level and arrival, not by the order of a sync.Cond's queue.
+func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level int) error {
+	w, _ := p.waiterCache.Get().(*waiter[T])
+	if w == nil {
+		w = &waiter[T]{ready: make(chan struct{}, 1)}
 	}
-	p.waiting.Store(int32(p.waiters.len))
+	w.arg, w.stamp, w.level, w.state = arg, st, level, waiterPending
+	w.arrival = p.waitq.arrive(p.agingNow())
+	p.waitq.pushCaller(w)
+	p.waiting.Store(int32(p.waitq.blocked))
+	p.lock.Unlock()
+
+	if done := ctx.Done(); done == nil {
+		<-w.ready
+	} else {
+		select {
+		case <-w.ready:
+		case <-done:
+			p.lock.Lock()
+			if w.state == waiterPending {
+				p.waitq.removeCaller(w)
+				p.waiting.Store(int32(p.waitq.blocked))
+				p.lock.Unlock()
+				p.putWaiter(w)
+				p.rejected.Add(1)
+				return ctx.Err()
+			}
+			// Its task was accepted first: its taker wakes it after
+			// unlocking, and the caller must not reuse it before.
+			p.lock.Unlock()
+			<-w.ready
+		}
+	}
+	closed := w.state == waiterClosed
+	p.putWaiter(w)
+	if closed {
+		p.rejected.Add(1)
+		return ErrPoolClosed
+	}
+	return nil
+}
+
+// putWaiter recycles w, whose caller is about to return.
+func (p *poolCore[T]) putWaiter(w *waiter[T]) {
+	var zero T
+	w.arg = zero
+	p.waiterCache.Put(w)
+}
+
+// admitLocked is what every event that frees room does: while a slot is
+// free and work waits, it gives the slot to the best waiting unit (a
+// buffered task, or a blocked caller's task), and each buffered task that
+// leaves the buffer lets the best blocked caller in. It returns the
+// callers whose tasks it accepted, linked by nextWake, for the caller to
+// wake once it has released p.lock; the caller then takes from the ring or
+// kicks it. It requires p.lock held.
+func (p *poolCore[T]) admitLocked() (taken *waiter[T]) {
+	if p.waitq.len() == 0 || !p.slotFreeLocked() {
+		return nil
+	}
+	now := p.agingNow()
+	for p.waitq.len() > 0 && p.slotFreeLocked() {
+		arg, st, w := p.waitq.popSlot(now)
+		if w != nil && p.timed {
+			st.cap = p.capacity.Load() // a blocked caller's task is accepted now
+		}
+		p.reserveLocked(arg, st)
+		if w == nil {
+			// A buffered task left the buffer: its room goes to a caller.
+			if w = p.waitq.nextCaller(now); w == nil {
+				continue
+			}
+			if p.timed {
+				w.stamp.cap = p.capacity.Load()
+			}
+			p.waitq.bufferCaller(w)
+		}
+		p.submitted++
+		w.state = waiterTaken
+		w.nextWake, taken = taken, w
+	}
+	p.waiting.Store(int32(p.waitq.blocked))
 	return taken
 }
 
-// promoteLocked gives the worker slots that are free to the oldest
-// buffered tasks. It requires p.lock held.
-func (p *poolCore[T]) promoteLocked() {
-	n := p.tasks.size - p.reserved
-	if c := int(p.capacity.Load()); c >= 0 {
-		n = min(n, c-p.busy-p.reserved)
+// closeWaitersLocked takes every blocked caller out of the queue for
+// Release, and returns them, to be woken with ErrPoolClosed once p.lock is
+// released. Buffered tasks stay: they are accepted and still run. It
+// requires p.lock held.
+func (p *poolCore[T]) closeWaitersLocked() *waiter[T] {
+	all := p.waitq.popCallers()
+	for w := all; w != nil; w = w.nextWake {
+		w.state = waiterClosed
 	}
-	if n > 0 {
-		p.reserved += n
-	}
+	p.waiting.Store(0)
+	return all
 }
 
 // checkContext is liveContext for a submission to the pool, which counts a
@@ -199,10 +259,11 @@ func (p *poolCore[T]) checkContext(ctx context.Context) (context.Context, error)
 }
 
 // inFlight returns the number of tasks the pool has accepted or is holding
-// that have not finished: busy workers, buffered tasks, waiting callers.
+// that have not finished: busy workers, reserved and buffered tasks,
+// waiting callers.
 func (p *poolCore[T]) inFlight() int {
 	p.lock.Lock()
-	n := p.busy + p.tasks.size + p.waiters.len
+	n := p.busy + p.reserved + p.waitq.len()
 	p.lock.Unlock()
 	return n
 }

@@ -70,13 +70,13 @@ func (p *poolCore[T]) Tune(size int) {
 	if p.adaptive != nil {
 		p.adaptive.tuned(size, nanotime())
 	}
-	taken := 0
+	var taken *waiter[T]
 	if size > old {
 		taken = p.admitLocked()
 	}
 	next := p.kickLocked()
 	p.lock.Unlock()
-	p.signal(taken)
+	taken.wake()
 	next.wake()
 	stopped.wake()
 	p.changes.deliver()
@@ -184,16 +184,13 @@ func (p *poolCore[T]) close() bool {
 	// With no idle worker left, kickLocked has none to return: it only
 	// starts new workers, within the bound, for the tasks left over.
 	p.kickLocked()
-	for w := p.waiters.popFront(); w != nil; w = p.waiters.popFront() {
-		w.state = waiterClosed
-	}
-	p.waiting.Store(0)
-	p.cond.Broadcast()
+	closed := p.closeWaitersLocked()
 	if p.purgeStop != nil {
 		close(p.purgeStop)
 		p.purgeStop = nil
 	}
 	p.lock.Unlock()
+	closed.wake()
 	next.wake()
 	return true
 }
@@ -246,8 +243,8 @@ func (p *poolCore[T]) Stats() Stats {
 		Cap:       int(p.capacity.Load()),
 		Running:   int(p.running.Load()),
 		Idle:      p.workers.len(),
-		Waiting:   p.waiters.len,
-		Queued:    p.tasks.size - p.reserved,
+		Waiting:   p.waitq.blocked,
+		Queued:    p.waitq.buffered,
 		Submitted: p.submitted,
 		Completed: p.completed,
 		Panicked:  p.panicked,

@@ -13,9 +13,10 @@ import (
 // Its code is grouped by who runs it:
 //
 //   - admission.go, the caller's side: a submitted task is accepted into
-//     the ring (tasks) with a worker slot or into the buffer, or refused,
-//     or waits with its blocked caller (waiters) until an event that frees
-//     room admits it.
+//     the ring (tasks) with a worker slot, or waits (waitq) in the buffer
+//     or with its blocked caller until an event that frees room admits it,
+//     or is refused.
+//   - waiter.go, where a task waits: the waitQueue, by priority level.
 //   - worker.go, the worker goroutine's side: run a task, take the next one
 //     or park (afterTask), leave or stay, the panic path, recycle.
 //   - wake.go, who wakes whom: the wake rule (kickLocked), starting and
@@ -27,13 +28,15 @@ import (
 // # Which counters an event moves
 //
 // Each moves under p.lock, but rejected, an atomic written without it;
-// running and waiting (waiters.len) are atomics too, for the getters.
+// running and waiting (waitq.blocked) are atomics too, for the getters.
 //
 //	a task is accepted with a slot       submitted+1, reserved+1, into tasks
-//	a task is accepted into the buffer   submitted+1, into tasks
-//	a slot goes to a buffered task       reserved+1
+//	a task is accepted into the buffer   submitted+1, waitq.buffered+1
+//	a slot goes to a buffered task       waitq.buffered-1, reserved+1
+//	a slot goes to a blocked caller      waitq.blocked-1, submitted+1, reserved+1
+//	buffer room goes to a blocked caller waitq.blocked-1, submitted+1, waitq.buffered+1
 //	a call is refused                    rejected+1
-//	a caller waits, or leaves the list   waiters+1, waiters-1
+//	a caller blocks, or gives up         waitq.blocked+1, waitq.blocked-1
 //	a worker takes a task                reserved-1, busy+1, out of tasks
 //	a worker is started for a task       running+1, live+1, then it takes it
 //	an idle worker is woken to search    searching+1, out of workers
@@ -56,28 +59,22 @@ type poolCore[T any] struct {
 	// lock guards the fields below up to the first pad.
 	lock spinLock
 
-	// cond, on lock, is where callers wait in waitUnlock. Waiters call Wait
-	// in the order of the waiters list (see waitUnlock), so Signal wakes the
-	// caller whose task was just taken from the head of the list.
-	cond sync.Cond
-
-	tasks   ring[T]         // accepted tasks no worker has taken yet, FIFO
+	tasks   ring[T]         // tasks that hold a slot, not yet taken by a worker, FIFO
 	stamps  ring[taskStamp] // their stamps, in step with tasks; only if timed
 	workers workerQueue[T]  // parked idle workers
 
-	// waiters are the blocked callers, FIFO, each with its task. The list is
-	// non-empty only while the pool has no room: no free slot and no room
-	// in the buffer.
-	waiters waiterList[T]
+	// waitq is the waiting work, by priority level: buffered tasks, and
+	// blocked callers each with its task. It holds work only while no slot
+	// is free, and blocked callers only while the buffer is full too.
+	waitq waitQueue[T]
 
 	// busy counts the tasks workers have taken and not finished.
 	// running == busy + idle (workers.len) + searching.
 	busy int
 
-	// reserved counts the tasks at the head of the ring that hold a worker
-	// slot; the tasks.size-reserved after them are buffered. Invariants:
-	// busy+reserved <= capacity but after a shrinking Tune;
-	// tasks.size-reserved <= queueSize; and if any task is buffered, no
+	// reserved counts the tasks in the ring, each of which holds a worker
+	// slot. Invariants: busy+reserved <= capacity but after a shrinking
+	// Tune; waitq.buffered <= queueSize; and if anything waits in waitq, no
 	// slot is free (busy+reserved >= capacity).
 	reserved int
 
@@ -152,13 +149,16 @@ type poolCore[T any] struct {
 
 	// These are written only with lock held and may be read without it.
 	running atomic.Int32 // active workers: started, not exited, not told to stop
-	waiting atomic.Int32 // waiters.len
+	waiting atomic.Int32 // waitq.blocked
 
 	rejected atomic.Uint64 // written without the lock
 
 	// workerCache recycles the goWorker of an exited goroutine, channel
 	// included, for the next one the pool starts.
 	workerCache sync.Pool
+
+	// waiterCache recycles the waiters of blocked callers that returned.
+	waiterCache sync.Pool
 }
 
 // cacheLinePad separates groups of fields onto different cache lines.
@@ -179,6 +179,9 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	}
 	if opts.MinWorkers < 0 {
 		return ErrInvalidMinWorkers
+	}
+	if opts.PriorityAging < 0 {
+		return ErrInvalidPriorityAging
 	}
 	if size <= 0 {
 		size = -1
@@ -205,7 +208,6 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	if opts.clock == nil {
 		opts.clock = systemClock{}
 	}
-	p.cond.L = &p.lock
 	p.workers = newWorkerQueue[T](opts.PreAlloc, size)
 	p.queueSize = opts.QueueSize
 	p.capacity.Store(int32(size))
@@ -213,5 +215,6 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	p.opts = opts
 	p.obs = opts.Observer
 	p.timed = p.obs != nil || p.adaptive != nil
+	p.waitq.init(p.timed, int64(opts.PriorityAging))
 	return nil
 }

@@ -71,4 +71,8 @@ var (
 	// Options.Adaptive has Min < 1, Max < Min or a negative Window, or is
 	// set on an unlimited pool (size <= 0) or with PreAlloc.
 	ErrInvalidAdaptiveCapacity = errors.New("ants: invalid adaptive capacity")
+
+	// ErrInvalidPriorityAging is returned by the constructors when
+	// PriorityAging is negative.
+	ErrInvalidPriorityAging = errors.New("ants: negative priority aging")
 )

@@ -14,7 +14,7 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	c := int(p.capacity.Load())
 	running := int(p.running.Load())
 	idle := p.workers.len()
-	buffered := p.tasks.size - p.reserved
+	buffered, blocked := p.waitq.buffered, p.waitq.blocked
 	purge := 0
 	if p.purgeAlive {
 		purge = 1
@@ -23,13 +23,15 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case p.busy < 0 || p.reserved < 0 || p.searching < 0 || p.stopping < 0:
 		return fmt.Errorf("negative count: busy %d, reserved %d, searching %d, stopping %d",
 			p.busy, p.reserved, p.searching, p.stopping)
-	case buffered < 0:
+	case p.reserved != p.tasks.size:
 		return fmt.Errorf("%d reserved tasks but %d in the ring", p.reserved, p.tasks.size)
+	case p.timed && p.stamps.size != p.tasks.size:
+		return fmt.Errorf("%d stamps for %d tasks in the ring", p.stamps.size, p.tasks.size)
 	case p.queueSize >= 0 && buffered > p.queueSize:
 		return fmt.Errorf("%d buffered tasks, QueueSize %d", buffered, p.queueSize)
-	case c >= 0 && buffered > 0 && p.busy+p.reserved < c:
-		return fmt.Errorf("%d buffered tasks while a slot is free: "+
-			"busy %d + reserved %d < capacity %d", buffered, p.busy, p.reserved, c)
+	case p.waitq.len() > 0 && (c < 0 || p.busy+p.reserved < c):
+		return fmt.Errorf("%d units wait while a slot is free: "+
+			"busy %d + reserved %d < capacity %d", p.waitq.len(), p.busy, p.reserved, c)
 	case running != p.busy+idle+p.searching:
 		return fmt.Errorf("running %d != busy %d + idle %d + searching %d",
 			running, p.busy, idle, p.searching)
@@ -39,13 +41,55 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case p.live < running+p.stopping+purge:
 		return fmt.Errorf("live %d < running %d + stopping %d + purge %d",
 			p.live, running, p.stopping, purge)
-	case p.waiters.len != int(p.waiting.Load()):
-		return fmt.Errorf("waiters %d, Waiting() %d", p.waiters.len, p.waiting.Load())
-	case p.waiters.len > 0 && (c < 0 || p.busy+p.reserved < c ||
-		p.queueSize < 0 || buffered < p.queueSize):
-		return fmt.Errorf("%d callers wait while the pool has room", p.waiters.len)
+	case blocked != int(p.waiting.Load()):
+		return fmt.Errorf("blocked callers %d, Waiting() %d", blocked, p.waiting.Load())
+	case blocked > 0 && (p.queueSize < 0 || buffered < p.queueSize):
+		return fmt.Errorf("%d callers blocked while the buffer has room", blocked)
 	case p.purgeStop != nil && !p.purgeAlive:
 		return fmt.Errorf("a purge generation with no purge goroutine")
+	}
+	return p.waitq.check()
+}
+
+// check returns an error naming the first invariant of the waitQueue that
+// does not hold, or nil: the levels in order, each in use but level 0, the
+// rings in step, and the counts. It requires the owner's lock held.
+func (q *waitQueue[T]) check() error {
+	buffered, blocked, zero := 0, 0, false
+	for i, l := range q.levels {
+		if i > 0 && q.levels[i-1].level <= l.level {
+			return fmt.Errorf("wait levels out of order: %d before %d", q.levels[i-1].level, l.level)
+		}
+		if l == &q.zero {
+			zero = true
+		} else if l.empty() || l.level == 0 {
+			return fmt.Errorf("wait level %d is empty or a second level 0", l.level)
+		}
+		if q.timed && l.stamps.size != l.tasks.size {
+			return fmt.Errorf("wait level %d: %d stamps for %d tasks", l.level, l.stamps.size, l.tasks.size)
+		}
+		if q.aging != 0 && l.arrivals.size != l.tasks.size {
+			return fmt.Errorf("wait level %d: %d arrivals for %d tasks", l.level, l.arrivals.size, l.tasks.size)
+		}
+		n := 0
+		for w := l.callers.head; w != nil; w = w.next {
+			if w.level != l.level || w.state != waiterPending {
+				return fmt.Errorf("wait level %d holds a caller of level %d in state %d", l.level, w.level, w.state)
+			}
+			n++
+		}
+		if n != l.callers.len {
+			return fmt.Errorf("wait level %d: %d callers linked, %d counted", l.level, n, l.callers.len)
+		}
+		buffered += l.tasks.size
+		blocked += n
+	}
+	switch {
+	case !zero:
+		return fmt.Errorf("wait level 0 missing")
+	case buffered != q.buffered || blocked != q.blocked:
+		return fmt.Errorf("waiting: %d buffered and %d blocked counted, %d and %d queued",
+			q.buffered, q.blocked, buffered, blocked)
 	}
 	return nil
 }

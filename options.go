@@ -73,6 +73,11 @@ type Options struct {
 	// ErrInvalidAdaptiveCapacity.
 	Adaptive *AdaptiveCapacity
 
+	// PriorityAging makes waiting work gain one priority level for every
+	// PriorityAging it has waited (see WithPriorityAging). Zero means strict
+	// levels; negative is ErrInvalidPriorityAging.
+	PriorityAging time.Duration
+
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
 }

@@ -103,6 +103,7 @@ func (p *poolCore[T]) purge(stop chan struct{}, now time.Time) bool {
 	p.lastTick = t
 	p.tasks.shrink()
 	p.stamps.shrink()
+	p.waitq.shrink()
 	if p.running.Load() == 0 {
 		p.purgeStop = nil
 		return false

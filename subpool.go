@@ -50,11 +50,12 @@ type Subpool struct {
 	// to the parent. held <= capacity unless a shrinking Tune left more.
 	held int
 
-	// waiters are the callers waiting for a slot, FIFO. Each carries a
-	// channel that is closed when it leaves the list for good (state
-	// waiterTaken: it now holds a slot; waiterClosed: Release). The list is
+	// waitq holds the callers waiting for a slot, by priority level, FIFO
+	// within a level; a Subpool's levels do not age. Each caller's ready
+	// channel is closed when it leaves the queue for good (state
+	// waiterTaken: it now holds a slot; waiterClosed: Release). The queue is
 	// non-empty only while no slot is free (held >= capacity).
-	waiters waiterList[chan struct{}]
+	waitq waitQueue[struct{}]
 
 	// drained, when non-nil, is closed when held drops to 0: what
 	// ReleaseContext waits on (waitZero, closeZero).
@@ -80,6 +81,7 @@ type Subpool struct {
 func NewSubpool(parent Submitter, size int) *Subpool {
 	mustSubmitter(parent)
 	s := &Subpool{parent: parent}
+	s.waitq.init(false, 0)
 	s.try, _ = parent.(TrySubmitter)
 	s.obs = observerOf(parent)
 	if size <= 0 {
@@ -143,7 +145,7 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 		return ErrPoolClosed
 	}
 	c := s.capacity.Load()
-	if s.waiters.len == 0 && (c < 0 || int64(s.held) < c) && (!try || s.try != nil) {
+	if s.waitq.blocked == 0 && (c < 0 || int64(s.held) < c) && (!try || s.try != nil) {
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
@@ -168,19 +170,36 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 // finds it taken and gives it back (refused), which hands it to the next
 // waiter.
 func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer) error {
+	// The level is read only on the way to waiting, and without s.mu: a
+	// Context's Value is the user's code. The sub-pool may have changed
+	// meanwhile, so the caller looks again.
+	s.mu.Unlock()
+	level := levelOf(ctx)
+	s.mu.Lock()
+	if s.closed.Load() {
+		s.mu.Unlock()
+		s.rejected.Add(1)
+		return ErrPoolClosed
+	}
+	if c := s.capacity.Load(); s.waitq.blocked == 0 && (c < 0 || int64(s.held) < c) {
+		s.held++
+		s.submitted++
+		s.mu.Unlock()
+		return s.hand(ctx, task, false, tm)
+	}
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
-	w := &waiter[chan struct{}]{arg: make(chan struct{})}
-	s.waiters.pushBack(w)
+	w := &waiter[struct{}]{ready: make(chan struct{}), level: level}
+	s.waitq.pushCaller(w)
 	s.mu.Unlock()
 
 	select {
-	case <-w.arg:
+	case <-w.ready:
 		// w.state was written before the close, and is not written again.
 	case <-ctx.Done():
 		s.mu.Lock()
 		if w.state == waiterPending {
-			s.waiters.remove(w)
+			s.waitq.removeCaller(w)
 			s.mu.Unlock()
 			s.rejected.Add(1)
 			return ctx.Err()
@@ -249,7 +268,7 @@ func (s *Subpool) finished(ok bool) {
 // capacity allows (held is then unchanged), or else to the sub-pool. It
 // requires s.mu held.
 func (s *Subpool) putSlotLocked() {
-	if s.waiters.head != nil {
+	if s.waitq.blocked > 0 {
 		if c := s.capacity.Load(); c < 0 || int64(s.held) <= c {
 			s.grantLocked()
 			return
@@ -261,13 +280,14 @@ func (s *Subpool) putSlotLocked() {
 	}
 }
 
-// grantLocked hands a slot, already counted in held, to the longest-waiting
-// caller. It requires s.mu held and a non-empty waiters list.
+// grantLocked hands a slot, already counted in held, to the first caller
+// of the highest level waiting. It requires s.mu held and a caller waiting.
 func (s *Subpool) grantLocked() {
-	w := s.waiters.popFront()
+	w := s.waitq.nextCaller(0)
+	s.waitq.removeCaller(w)
 	w.state = waiterTaken
 	s.submitted++
-	close(w.arg)
+	close(w.ready)
 }
 
 // subTask is the parent's task for one sub-pool task. It is recycled

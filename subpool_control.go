@@ -35,7 +35,7 @@ func (s *Subpool) Free() int {
 func (s *Subpool) Waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.waiters.len
+	return s.waitq.blocked
 }
 
 // Cap returns the most tasks the sub-pool runs at once, or -1 if it has no
@@ -65,7 +65,7 @@ func (s *Subpool) Tune(size int) {
 		return
 	}
 	s.capacity.Store(int64(size))
-	for s.held < size && s.waiters.head != nil {
+	for s.held < size && s.waitq.blocked > 0 {
 		s.held++
 		s.grantLocked()
 	}
@@ -88,9 +88,9 @@ func (s *Subpool) close() bool {
 		return false
 	}
 	s.closed.Store(true)
-	for w := s.waiters.popFront(); w != nil; w = s.waiters.popFront() {
+	for w := s.waitq.popCallers(); w != nil; w = w.nextWake {
 		w.state = waiterClosed
-		close(w.arg)
+		close(w.ready)
 	}
 	return true
 }
@@ -139,7 +139,7 @@ func (s *Subpool) Stats() Stats {
 	return Stats{
 		Cap:       int(s.capacity.Load()),
 		Running:   int(s.running.Load()),
-		Waiting:   s.waiters.len,
+		Waiting:   s.waitq.blocked,
 		Submitted: s.submitted,
 		Completed: s.completed,
 		Panicked:  s.panicked,

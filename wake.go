@@ -41,21 +41,6 @@ func (w *goWorker[T]) wake() {
 	}
 }
 
-// signal wakes n waiting callers whose tasks admitLocked took. It is called
-// without p.lock.
-//
-// Signalling late wakes the right callers all the same. Signal wakes the
-// caller that entered Wait first among those still in it, and callers enter
-// Wait in list order, so the n oldest are exactly the n taken ones, unless
-// one of them has woken already (a Broadcast) and so needs no signal: then
-// a pending caller wakes, finds its task still pending, and goes back to
-// the tail (waitUnlock).
-func (p *poolCore[T]) signal(n int) {
-	for ; n > 0; n-- {
-		p.cond.Signal()
-	}
-}
-
 // kickLocked makes sure the reserved tasks will be taken promptly, and
 // returns the idle workers to wake, if any, linked by nextWake. It requires
 // p.lock held.

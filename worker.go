@@ -138,7 +138,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			arg = p.takeLocked(w)
 			next := p.kickLocked()
 			p.lock.Unlock()
-			p.signal(taken)
+			taken.wake()
 			next.wake()
 			return arg, true
 		}
@@ -152,15 +152,15 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			if !p.leaveOrStay(w, taken) {
 				return arg, false
 			}
-			taken = 0
+			taken = nil
 			continue
 		}
 		w.lastUsed = p.lastTick
 		w.start = 0 // its next task starts when it wakes
 		p.workers.insert(w)
 		p.lock.Unlock()
-		p.signal(taken)
-		taken = 0
+		taken.wake()
+		taken = nil
 
 		<-w.ch
 		p.lock.Lock()
@@ -169,7 +169,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			continue
 		}
 		w.stop = false // set, with stopping counted, before the wake-up was sent
-		if !p.leaveOrStay(w, 0) {
+		if !p.leaveOrStay(w, nil) {
 			return arg, false
 		}
 	}
@@ -191,11 +191,11 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 // is woken from here: a new worker may start once it is counted out, while
 // this goroutine still exists, so that window is kept to the few
 // instructions of its return.
-func (p *poolCore[T]) leaveOrStay(w *goWorker[T], taken int) (stays bool) {
+func (p *poolCore[T]) leaveOrStay(w *goWorker[T], taken *waiter[T]) (stays bool) {
 	if p.onExit != nil {
 		p.lock.Unlock()
-		p.signal(taken)
-		taken = 0
+		taken.wake()
+		taken = nil
 		p.onExit(w)
 		w.local = nil
 		p.lock.Lock()
@@ -210,7 +210,7 @@ func (p *poolCore[T]) leaveOrStay(w *goWorker[T], taken int) (stays bool) {
 	p.stopping--
 	p.countOutLocked()
 	p.lock.Unlock()
-	p.signal(taken)
+	taken.wake()
 	return false
 }
 
@@ -226,7 +226,7 @@ func (p *poolCore[T]) failed() {
 	p.running.Add(-1)
 	next := p.kickLocked()
 	p.lock.Unlock()
-	p.signal(taken)
+	taken.wake()
 	next.wake()
 }
 
