@@ -159,3 +159,11 @@ func (p *poolCore[T]) LiveWorkers() int {
 	}
 	return p.live
 }
+
+// Forward moves the clock forward by d without a tick: for what reads the
+// clock on its own (priority aging), with no purge pass.
+func (c *FakeClock) Forward(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
