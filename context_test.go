@@ -12,40 +12,7 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// This file tests SubmitContext, InvokeContext and TrySubmit, and holds the
-// helpers that the tests of the other additions to ants (groups, the task
-// buffer, Stats) share.
-
-// async runs call on a new goroutine and returns its result. It returns
-// once the goroutine has started, so that the call is under way.
-func async(call func() error) <-chan error {
-	errc := make(chan error, 1)
-	started := make(chan struct{})
-	go func() {
-		close(started)
-		errc <- call()
-	}()
-	<-started
-	return errc
-}
-
-// asyncChecked is async(call) with check run as call returns, for what
-// must have happened before it may return: an early return is then caught
-// whenever it happens, not only within assertNoRecv's window.
-func asyncChecked(call func() error, check func()) <-chan error {
-	return async(func() error {
-		err := call()
-		check()
-		return err
-	})
-}
-
-// cancelledContext returns a context that is already cancelled.
-func cancelledContext() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}
+// This file tests SubmitContext, InvokeContext and TrySubmit.
 
 func TestSubmitContext(t *testing.T) {
 	forEveryPool(t, func(t *testing.T, k poolKind) {
