@@ -3,6 +3,7 @@ package ants_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -268,4 +269,50 @@ func TestMultiPoolSubmitNil(t *testing.T) {
 	require.NoError(t, mp.ReleaseTimeout(long))
 	assert.ErrorIs(t, mp.Submit(nil), ants.ErrPoolClosed)
 	assert.Equal(t, 0, mp.Running())
+}
+
+// TestMultiPoolReleaseRacingRebootLeavesItUsable races Release with Reboot on an open multi-pool, then reboots it: it must then take a
+// task. The stress test found the bug (a Reboot between release's close of
+// the multi-pool and of its sub-pools left IsClosed() false with every
+// sub-pool closed, and Reboot a no-op); it showed about once in 30,000
+// rounds, so this runs many short rounds.
+func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
+	budget := 300 * time.Millisecond
+	if testing.Short() {
+		budget /= 10
+	}
+	deadline := time.Now().Add(budget)
+	for i := 0; i < 100000 && time.Now().Before(deadline); i++ {
+		mp, err := ants.NewMultiPool(2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-start
+			mp.Reboot()
+		}()
+		go func() {
+			defer wg.Done()
+			<-start
+			mp.Release()
+		}()
+		close(start)
+		wg.Wait()
+		mp.Reboot()
+		closed := mp.IsClosed()
+		err = mp.TrySubmit(func() {})
+		// Whatever the outcome of the race, close every sub-pool and wait.
+		mp.Release()
+		mp.Reboot()
+		if rerr := mp.ReleaseTimeout(stressCallBound); rerr != nil {
+			t.Fatalf("iteration %d: ReleaseTimeout: %v", i, rerr)
+		}
+		if err != nil {
+			t.Fatalf("iteration %d: after Release raced Reboot, then Reboot: IsClosed() = %v, TrySubmit = %v", i, closed, err)
+		}
+	}
 }

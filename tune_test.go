@@ -1,9 +1,14 @@
 package ants_test
 
 import (
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"go.uber.org/goleak"
 
 	"github.com/e62cffed/ants"
 )
@@ -87,4 +92,166 @@ func TestPoolTune(t *testing.T) {
 			waitRunning(t, p, 1)
 		})
 	})
+}
+
+// TestTuneBackUpRestoresCapacityAtOnce shrinks a pool with idle workers and
+// grows it back: with one task running and a capacity of 2, a second task
+// must be taken at once.
+func TestTuneBackUpRestoresCapacityAtOnce(t *testing.T) {
+	p, err := ants.NewPool(2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := p.ReleaseTimeout(stressCallBound); err != nil {
+			t.Errorf("ReleaseTimeout: %v", err)
+		}
+	}()
+	for i := 0; i < 100; i++ {
+		// Two idle workers.
+		var started, finished sync.WaitGroup
+		gate := make(chan struct{})
+		started.Add(2)
+		finished.Add(2)
+		for j := 0; j < 2; j++ {
+			if err := p.Submit(func() { started.Done(); <-gate; finished.Done() }); err != nil {
+				t.Fatalf("round %d: submit %d: %v", i, j, err)
+			}
+		}
+		started.Wait()
+		close(gate)
+		finished.Wait()
+		h := &stressHarness{t: t}
+		h.waitFor("two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
+
+		p.Tune(1)
+		p.Tune(2)
+		busy := make(chan struct{})
+		if err := p.Submit(func() { <-busy }); err != nil {
+			t.Fatalf("round %d: the first task after Tune(1), Tune(2): %v", i, err)
+		}
+		err := p.TrySubmit(func() {})
+		close(busy)
+		if err != nil {
+			t.Fatalf("round %d: with 1 task running and Cap() = %d, TrySubmit = %v (Running() = %d)", i, p.Cap(), err, p.Running())
+		}
+		h.waitFor("every worker idle", func() bool { s := p.Stats(); return s.Running == s.Idle })
+	}
+}
+
+// TestShrinkThenGrowServesAtOnce shrinks a pool with idle workers and grows
+// it back at once, many times, so that growing finds the worker the shrink
+// stopped still alive, or exiting, or gone. Whichever, the grown pool must
+// take two tasks without waiting, serve a queued or waiting task at once,
+// run each task once, and keep at most Cap workers once stopped ones have
+// exited.
+func TestShrinkThenGrowServesAtOnce(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	rounds := 60
+	if testing.Short() {
+		rounds = 15
+	}
+	for _, queued := range []bool{false, true} {
+		opts := []ants.Option{ants.WithDisablePurge(true)}
+		if queued {
+			opts = append(opts, ants.WithQueueSize(1))
+		}
+		p, err := ants.NewPool(2, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &stressHarness{t: t, hang: make(chan struct{})}
+		for i := 0; i < rounds && !t.Failed(); i++ {
+			shrinkThenGrowRound(t, h, p, i, queued)
+		}
+		if err := p.ReleaseTimeout(stressCallBound); err != nil {
+			t.Errorf("ReleaseTimeout: %v", err)
+		}
+	}
+	goleak.VerifyNone(t, ignore)
+}
+
+// shrinkThenGrowRound is one round of TestShrinkThenGrowServesAtOnce on a
+// pool of capacity 2 with every worker idle or gone.
+func shrinkThenGrowRound(t *testing.T, h *stressHarness, p *ants.Pool, round int, queued bool) {
+	t.Helper()
+	var runs atomic.Int32
+	count := func() { runs.Add(1) }
+	twoIdle := func() {
+		t.Helper()
+		// Both tasks must start, on two workers, before either ends. The
+		// second may wait for a worker that a shrink stopped and that has
+		// not exited yet, which takes it rather than let a new worker start
+		// above the goroutine bound.
+		warm := make(chan struct{})
+		var started sync.WaitGroup
+		started.Add(2)
+		for i := 0; i < 2; i++ {
+			if err := p.Submit(func() { count(); started.Done(); <-warm }); err != nil {
+				t.Fatalf("round %d: warming submit %d: %v", round, i, err)
+			}
+		}
+		started.Wait()
+		close(warm)
+		h.waitFor("two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
+	}
+	atRest := func(want int32) {
+		t.Helper()
+		h.waitFor("every worker idle and every stopped one gone", func() bool {
+			s := p.Stats()
+			return s.Completed == s.Submitted && s.Running == s.Idle
+		})
+		if r := p.Running(); r > p.Cap() {
+			t.Fatalf("round %d: Running() = %d > Cap() = %d at rest", round, r, p.Cap())
+		}
+		if n := runs.Load(); n != want {
+			t.Fatalf("round %d: %d task runs, want %d", round, n, want)
+		}
+	}
+
+	// Shrink and grow back with nothing to do: two tasks must fit at once.
+	twoIdle()
+	p.Tune(1)
+	p.Tune(2)
+	hold := make(chan struct{})
+	for i := 0; i < 2; i++ {
+		if err := p.TrySubmit(func() { count(); <-hold }); err != nil {
+			t.Fatalf("round %d: TrySubmit %d right after Tune(1), Tune(2): %v", round, i, err)
+		}
+	}
+	close(hold)
+	atRest(4)
+
+	// One task running, shrink, one more task (queued, or a waiting
+	// caller), grow back: the second task must start at once.
+	twoIdle()
+	gate := make(chan struct{})
+	if err := p.Submit(func() { count(); <-gate }); err != nil {
+		t.Fatalf("round %d: %v", round, err)
+	}
+	p.Tune(1)
+	ran := make(chan struct{})
+	second := func() { count(); close(ran) }
+	if queued {
+		if err := p.Submit(second); err != nil {
+			t.Fatalf("round %d: queued submit: %v", round, err)
+		}
+	} else {
+		errc := make(chan error, 1)
+		go func() { errc <- p.Submit(second) }()
+		h.waitFor("the caller to wait", func() bool { return p.Waiting() == 1 })
+		defer func() {
+			if err := <-errc; err != nil {
+				t.Errorf("round %d: the waiting caller: %v", round, err)
+			}
+		}()
+	}
+	p.Tune(2)
+	select {
+	case <-ran:
+	case <-time.After(stressCallBound):
+		stressFatalHang(t, fmt.Sprintf("round %d: Tune(2) did not start the pending task", round))
+	}
+	close(gate)
+	atRest(8)
 }
