@@ -3,7 +3,9 @@ package ants_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"testing"
 	"time"
@@ -205,6 +207,15 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 		runtime.Gosched()
 	}
+}
+
+// fatalHang dumps every goroutine to standard error and fails the test:
+// for a wait that should have ended long ago, where the stacks show what
+// each goroutine waits for.
+func fatalHang(t *testing.T, msg string) {
+	t.Helper()
+	_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
+	t.Fatalf("hang: %s (goroutines dumped to stderr)", msg)
 }
 
 // waitIdle waits until the pool has n idle workers.

@@ -308,7 +308,7 @@ func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
 		// Whatever the outcome of the race, close every sub-pool and wait.
 		mp.Release()
 		mp.Reboot()
-		if rerr := mp.ReleaseTimeout(stressCallBound); rerr != nil {
+		if rerr := mp.ReleaseTimeout(long); rerr != nil {
 			t.Fatalf("iteration %d: ReleaseTimeout: %v", i, rerr)
 		}
 		if err != nil {

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -276,13 +274,6 @@ func (h *stressHarness) hung(msg string) {
 	})
 }
 
-// stressFatalHang dumps every goroutine and fails the test.
-func stressFatalHang(t *testing.T, msg string) {
-	t.Helper()
-	_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
-	t.Fatalf("hang: %s (goroutines dumped to stderr)", msg)
-}
-
 // await waits for wg, or fails the test with a goroutine dump if the
 // watchdog reports a hang or wg takes longer than bound.
 func (h *stressHarness) await(wg *sync.WaitGroup, what string, bound time.Duration) {
@@ -295,9 +286,9 @@ func (h *stressHarness) await(wg *sync.WaitGroup, what string, bound time.Durati
 	select {
 	case <-done:
 	case <-h.hang:
-		stressFatalHang(h.t, *h.hangMsg.Load())
+		fatalHang(h.t, *h.hangMsg.Load())
 	case <-time.After(bound):
-		stressFatalHang(h.t, fmt.Sprintf("%s took longer than %v", what, bound))
+		fatalHang(h.t, fmt.Sprintf("%s took longer than %v", what, bound))
 	}
 }
 
@@ -308,7 +299,7 @@ func (h *stressHarness) waitFor(what string, cond func() bool) {
 	deadline := time.Now().Add(stressCallBound)
 	for !cond() {
 		if time.Now().After(deadline) {
-			stressFatalHang(h.t, "waiting until "+what)
+			fatalHang(h.t, "waiting until "+what)
 		}
 		runtime.Gosched()
 	}

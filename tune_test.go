@@ -103,7 +103,7 @@ func TestTuneBackUpRestoresCapacityAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := p.ReleaseTimeout(stressCallBound); err != nil {
+		if err := p.ReleaseTimeout(long); err != nil {
 			t.Errorf("ReleaseTimeout: %v", err)
 		}
 	}()
@@ -121,8 +121,7 @@ func TestTuneBackUpRestoresCapacityAtOnce(t *testing.T) {
 		started.Wait()
 		close(gate)
 		finished.Wait()
-		h := &stressHarness{t: t}
-		h.waitFor("two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
+		waitUntil(t, "two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
 
 		p.Tune(1)
 		p.Tune(2)
@@ -135,7 +134,7 @@ func TestTuneBackUpRestoresCapacityAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: with 1 task running and Cap() = %d, TrySubmit = %v (Running() = %d)", i, p.Cap(), err, p.Running())
 		}
-		h.waitFor("every worker idle", func() bool { s := p.Stats(); return s.Running == s.Idle })
+		waitUntil(t, "every worker idle", func() bool { s := p.Stats(); return s.Running == s.Idle })
 	}
 }
 
@@ -160,11 +159,10 @@ func TestShrinkThenGrowServesAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := &stressHarness{t: t, hang: make(chan struct{})}
 		for i := 0; i < rounds && !t.Failed(); i++ {
-			shrinkThenGrowRound(t, h, p, i, queued)
+			shrinkThenGrowRound(t, p, i, queued)
 		}
-		if err := p.ReleaseTimeout(stressCallBound); err != nil {
+		if err := p.ReleaseTimeout(long); err != nil {
 			t.Errorf("ReleaseTimeout: %v", err)
 		}
 	}
@@ -173,7 +171,7 @@ func TestShrinkThenGrowServesAtOnce(t *testing.T) {
 
 // shrinkThenGrowRound is one round of TestShrinkThenGrowServesAtOnce on a
 // pool of capacity 2 with every worker idle or gone.
-func shrinkThenGrowRound(t *testing.T, h *stressHarness, p *ants.Pool, round int, queued bool) {
+func shrinkThenGrowRound(t *testing.T, p *ants.Pool, round int, queued bool) {
 	t.Helper()
 	var runs atomic.Int32
 	count := func() { runs.Add(1) }
@@ -193,11 +191,11 @@ func shrinkThenGrowRound(t *testing.T, h *stressHarness, p *ants.Pool, round int
 		}
 		started.Wait()
 		close(warm)
-		h.waitFor("two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
+		waitUntil(t, "two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
 	}
 	atRest := func(want int32) {
 		t.Helper()
-		h.waitFor("every worker idle and every stopped one gone", func() bool {
+		waitUntil(t, "every worker idle and every stopped one gone", func() bool {
 			s := p.Stats()
 			return s.Completed == s.Submitted && s.Running == s.Idle
 		})
@@ -239,7 +237,7 @@ func shrinkThenGrowRound(t *testing.T, h *stressHarness, p *ants.Pool, round int
 	} else {
 		errc := make(chan error, 1)
 		go func() { errc <- p.Submit(second) }()
-		h.waitFor("the caller to wait", func() bool { return p.Waiting() == 1 })
+		waitUntil(t, "the caller to wait", func() bool { return p.Waiting() == 1 })
 		defer func() {
 			if err := <-errc; err != nil {
 				t.Errorf("round %d: the waiting caller: %v", round, err)
@@ -249,8 +247,8 @@ func shrinkThenGrowRound(t *testing.T, h *stressHarness, p *ants.Pool, round int
 	p.Tune(2)
 	select {
 	case <-ran:
-	case <-time.After(stressCallBound):
-		stressFatalHang(t, fmt.Sprintf("round %d: Tune(2) did not start the pending task", round))
+	case <-time.After(long):
+		fatalHang(t, fmt.Sprintf("round %d: Tune(2) did not start the pending task", round))
 	}
 	close(gate)
 	atRest(8)
