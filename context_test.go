@@ -15,7 +15,7 @@ import (
 // This file tests SubmitContext, InvokeContext and TrySubmit.
 
 func TestSubmitContext(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		t.Run("a live context submits like Submit", func(t *testing.T) {
 			p := k.mustNew(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -198,7 +198,7 @@ func TestSubmitContext(t *testing.T) {
 }
 
 func TestSubmitContextWithLimits(t *testing.T) {
-	forEachKind(t, func(t *testing.T, k poolKind) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
 		t.Run("a full Nonblocking pool refuses at once with ErrPoolOverload", func(t *testing.T) {
 			p, _ := k.mustNewFull(t, 1, ants.WithNonblocking(true))
 			ctx, cancel := context.WithCancel(context.Background())
@@ -239,7 +239,7 @@ func TestSubmitContextWithLimits(t *testing.T) {
 }
 
 func TestTrySubmit(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		t.Run("a pool with a free worker takes the task", func(t *testing.T) {
 			p := k.mustNew(t, 1)
 			done := make(chan struct{}, 1)
@@ -286,7 +286,7 @@ func TestTrySubmit(t *testing.T) {
 // A waiter that gives up must not take with it the wake-up that a worker
 // meant for another waiter.
 func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing.T) {
-	forEachKind(t, func(t *testing.T, k poolKind) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
 		for _, cancelFirst := range []bool{true, false} {
 			name := "the other waiter is served when the second waiter gives up"
 			if cancelFirst {

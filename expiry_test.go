@@ -14,17 +14,17 @@ import (
 func TestPoolExpiry(t *testing.T) {
 	const expiry = time.Minute
 	t.Run("an idle worker is reaped at the second tick after it went idle", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			testReapedAtSecondTick(t, k, expiry)
 		})
 	})
 	t.Run("an idle worker of a PreAlloc pool is reaped at the second tick after it went idle", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			testReapedAtSecondTick(t, k, expiry, ants.WithPreAlloc(true))
 		})
 	})
 	t.Run("workers idle since different ticks expire one tick apart", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			c := ants.NewFakeClock()
 			p := k.mustNew(t, 4, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry))
 			busy, a, b := newGate(t), newGate(t), newGate(t)
@@ -49,7 +49,7 @@ func TestPoolExpiry(t *testing.T) {
 		})
 	})
 	t.Run("the purge goroutine starts with the first worker and exits with the last", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			ignore := goleak.IgnoreCurrent()
 			c := ants.NewFakeClock()
 			p := k.mustNew(t, 3, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry))
@@ -74,7 +74,7 @@ func TestPoolExpiry(t *testing.T) {
 		})
 	})
 	t.Run("WithDisablePurge keeps idle workers", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			c := ants.NewFakeClock()
 			p := k.mustNew(t, 3, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry), ants.WithDisablePurge(true))
 			done := make(chan struct{})
@@ -88,7 +88,7 @@ func TestPoolExpiry(t *testing.T) {
 		})
 	})
 	t.Run("an expiry of zero means one second", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			c := ants.NewFakeClock()
 			p := k.mustNew(t, 3, ants.WithFakeClock(c), ants.WithExpiryDuration(0))
 			occupy(t, p, newGate(t), 1)

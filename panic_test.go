@@ -11,7 +11,7 @@ import (
 
 func TestPoolPanics(t *testing.T) {
 	t.Run("the panic handler receives the panic value", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			values := make(chan any, 1)
 			p := k.mustNew(t, 1, ants.WithPanicHandler(func(v any) { values <- v }))
 			require.NoError(t, p.submit(func() { panic("boom") }))
@@ -19,7 +19,7 @@ func TestPoolPanics(t *testing.T) {
 		})
 	})
 	t.Run("without a handler the logger reports the panic", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			logger := testLogger{ch: make(chan string, 1)}
 			p := k.mustNew(t, 1, ants.WithLogger(logger))
 			require.NoError(t, p.submit(func() { panic("kaboom") }))
@@ -29,7 +29,7 @@ func TestPoolPanics(t *testing.T) {
 		})
 	})
 	t.Run("a panic ends its worker, as in ants, and the pool keeps its capacity", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			values := make(chan any, 1)
 			running := make(chan int, 1)
 			var p *testPool

@@ -44,7 +44,7 @@ func TestConstantsKeepTheValuesOfAnts(t *testing.T) {
 
 func TestPoolConstructors(t *testing.T) {
 	t.Run("a size of zero or less makes an unlimited pool", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			for _, size := range []int{0, -1} {
 				p := k.mustNew(t, size, ants.WithDisablePurge(true))
 				assert.Equal(t, -1, p.Cap())
@@ -56,14 +56,14 @@ func TestPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("PreAlloc with an unlimited size is refused", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, err := k.new(0, ants.WithPreAlloc(true))
 			assert.ErrorIs(t, err, ants.ErrInvalidPreAllocSize)
 			assert.Nil(t, p)
 		})
 	})
 	t.Run("a negative expiry is refused unless purging is disabled", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, err := k.new(1, ants.WithExpiryDuration(-time.Second))
 			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
 			assert.Nil(t, p)
@@ -75,7 +75,7 @@ func TestPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("a PreAlloc pool runs tasks on at most size workers", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 3, ants.WithPreAlloc(true))
 			assert.Equal(t, 3, p.Cap())
 			g := newGate(t)
@@ -99,7 +99,7 @@ func TestPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("WithOptions replaces the options given before it", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			_, err := k.new(1, ants.WithDisablePurge(true), ants.WithOptions(ants.Options{ExpiryDuration: -1}))
 			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
 
@@ -112,7 +112,7 @@ func TestPoolConstructors(t *testing.T) {
 
 func TestPoolCapacity(t *testing.T) {
 	t.Run("Running has grown by the time Submit returns", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 3, ants.WithDisablePurge(true))
 			g := newGate(t)
 			assert.Equal(t, 3, p.Cap())
@@ -125,7 +125,7 @@ func TestPoolCapacity(t *testing.T) {
 		})
 	})
 	t.Run("a full pool blocks callers until a worker is free", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, g := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 
 			ran := make(chan struct{}, 3)
@@ -144,14 +144,14 @@ func TestPoolCapacity(t *testing.T) {
 		})
 	})
 	t.Run("a Nonblocking pool refuses tasks when full", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, _ := k.mustNewFull(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 			assert.Equal(t, 0, p.Waiting())
 		})
 	})
 	t.Run("MaxBlockingTasks lets that many callers wait and refuses the next", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, g := k.mustNewFull(t, 1, ants.WithMaxBlockingTasks(2), ants.WithDisablePurge(true))
 
 			ran := make(chan struct{}, 2)
@@ -167,14 +167,14 @@ func TestPoolCapacity(t *testing.T) {
 		})
 	})
 	t.Run("a negative MaxBlockingTasks lets no caller wait, as in ants", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 1, ants.WithMaxBlockingTasks(-1), ants.WithDisablePurge(true))
 			occupy(t, p, newGate(t), 1)
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 		})
 	})
 	t.Run("sequential tasks reuse one idle worker", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 10, ants.WithDisablePurge(true))
 			done := make(chan struct{})
 			for i := 0; i < 20; i++ {
@@ -207,7 +207,7 @@ func TestPoolRunsEveryAcceptedTaskExactlyOnce(t *testing.T) {
 	}
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
-			forEachKind(t, func(t *testing.T, k poolKind) {
+			forSinglePools(t, func(t *testing.T, k poolKind) {
 				testExactlyOnce(t, k.mustNew(t, 3, cfg.opts...))
 			})
 		})
@@ -335,7 +335,7 @@ func TestPoolLosesNoWakeUp(t *testing.T) {
 		{name: "Release wakes a blocked caller", free: func(p *testPool) { p.Release() }, want: ants.ErrPoolClosed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			forEachKind(t, func(t *testing.T, k poolKind) {
+			forSinglePools(t, func(t *testing.T, k poolKind) {
 				p := k.mustNew(t, 1, append(c.opts, ants.WithFakeClock(ants.NewFakeClock()))...)
 				g := newGate(t)
 				started := make(chan struct{}, 1)
@@ -364,7 +364,7 @@ func TestPoolLosesNoWakeUp(t *testing.T) {
 		})
 	}
 	t.Run("callers contending for few workers all get through", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			for _, size := range []int{1, 2} {
 				p := k.mustNew(t, size, ants.WithFakeClock(ants.NewFakeClock()))
 				const callers, perCaller = 8, 200

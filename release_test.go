@@ -16,7 +16,7 @@ import (
 
 func TestPoolRelease(t *testing.T) {
 	t.Run("submitting to a released pool returns ErrPoolClosed", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			assert.False(t, p.IsClosed())
 			p.Release()
@@ -30,7 +30,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("Release wakes blocked callers with ErrPoolClosed", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, _ := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 			results := blockedSubmits(t, p, 3, func() { t.Error("a task refused by Release ran") })
 
@@ -43,7 +43,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("releasing twice is a no-op", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			done := make(chan struct{})
 			require.NoError(t, p.submit(signal(done)))
@@ -57,7 +57,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseTimeout waits for busy workers", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			g := newGate(t)
 			var finished atomic.Bool
@@ -79,7 +79,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseTimeout returns ErrTimeout while a task outlasts it", func(t *testing.T) {
-		forEveryPool(t, func(t *testing.T, k poolKind) {
+		forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 			ignore := goleak.IgnoreCurrent()
 			p := k.mustNew(t, 2)
 			g := newGate(t)
@@ -99,7 +99,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseContext returns the context's error if it ends first", func(t *testing.T) {
-		forEveryPool(t, func(t *testing.T, k poolKind) {
+		forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			occupy(t, p, newGate(t), 1)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -113,7 +113,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseContext with a nil context returns without waiting", func(t *testing.T) {
-		forEveryPool(t, func(t *testing.T, k poolKind) {
+		forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			occupy(t, p, newGate(t), 1) // held until the test ends
 			var ctx context.Context
@@ -123,7 +123,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("no goroutine of the pool is left once ReleaseTimeout returns nil", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			ignore := goleak.IgnoreCurrent()
 			// The system clock: the purge goroutine runs with a real ticker.
 			p := k.mustNew(t, 4)
@@ -143,7 +143,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("Reboot reopens a released pool and leaves an open one alone", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2)
 			done := make(chan struct{})
 			p.Reboot()
@@ -165,7 +165,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("concurrent releases close the pool once", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 4)
 			g := newGate(t)
 			occupy(t, p, g, 2)
@@ -204,7 +204,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("of concurrent ReleaseTimeout calls exactly one succeeds", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 4)
 			g := newGate(t)
 			occupy(t, p, g, 2)
@@ -230,7 +230,7 @@ func TestPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("a caller racing Release does not wait for a busy task", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			for i := 0; i < 50; i++ {
 				p, err := k.new(1, ants.WithDisablePurge(true))
 				require.NoError(t, err)

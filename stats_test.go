@@ -13,7 +13,7 @@ import (
 )
 
 func TestStats(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		t.Run("a snapshot reports every field", func(t *testing.T) {
 			var handled atomic.Int32
 			p := k.mustNew(t, 2, ants.WithQueueSize(1), ants.WithDisablePurge(true),
@@ -174,10 +174,10 @@ func TestStats(t *testing.T) {
 
 func TestPoolStats(t *testing.T) {
 	t.Run("the counters add up", func(t *testing.T) {
-		forEachKind(t, testStatsCounters)
+		forSinglePools(t, testStatsCounters)
 	})
 	t.Run("Queued counts buffered tasks", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, g := k.mustNewFull(t, 1, ants.WithQueueSize(2), ants.WithDisablePurge(true))
 			require.NoError(t, p.submit(func() {}))
 			require.NoError(t, p.submit(func() {}))

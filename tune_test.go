@@ -15,7 +15,7 @@ import (
 
 func TestPoolTune(t *testing.T) {
 	t.Run("Tune is ignored for unlimited pools, sizes of zero or less and PreAlloc pools", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			unlimited := k.mustNew(t, 0)
 			unlimited.Tune(10)
 			assert.Equal(t, -1, unlimited.Cap())
@@ -32,7 +32,7 @@ func TestPoolTune(t *testing.T) {
 		})
 	})
 	t.Run("growing starts the tasks of blocked callers at once", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, g := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 
 			started := make(chan struct{}, 3)
@@ -55,7 +55,7 @@ func TestPoolTune(t *testing.T) {
 		})
 	})
 	t.Run("shrinking stops surplus idle workers at once", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 4, ants.WithDisablePurge(true))
 			startIdle(t, p, 4)
 
@@ -66,7 +66,7 @@ func TestPoolTune(t *testing.T) {
 		})
 	})
 	t.Run("busy workers above a shrunk capacity exit after their task", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, g := k.mustNewFull(t, 3, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 
 			p.Tune(1)
@@ -82,7 +82,7 @@ func TestPoolTune(t *testing.T) {
 		})
 	})
 	t.Run("a shrunk capacity binds new tasks at once", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 			startIdle(t, p, 2)
 
