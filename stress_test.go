@@ -32,7 +32,8 @@ import (
 //     Submitted == Completed + Panicked;
 //   - no call blocks for longer than stressCallBound (a hang fails the test
 //     with a dump of every goroutine);
-//   - after the final ReleaseTimeout, no goroutine is left.
+//   - after the final ReleaseTimeout, no goroutine is left (checked once
+//     every kind and configuration has finished: they run in parallel).
 //
 // It is bounded in time (stressDuration per pool kind and configuration,
 // a tenth of it under -short) and in count (stressMaxOps per goroutine).
@@ -45,8 +46,10 @@ const (
 	stressCallBound  = 10 * time.Second
 )
 
-// stressDuration is how long each pool kind and configuration is hammered;
-// 8 kinds x 7 configurations make it about 11 s in all.
+// stressDuration is how long each pool kind and configuration is hammered.
+// The 8 kinds x 7 configurations run go test's -parallel at a time
+// (GOMAXPROCS by default), which makes it about 6 s in all on 2 cores, 11 s
+// on one.
 func stressDuration() time.Duration {
 	if testing.Short() {
 		return 20 * time.Millisecond
@@ -307,10 +310,20 @@ func (h *stressHarness) waitFor(what string, cond func() bool) {
 
 var errStressTask = errors.New("stress: task failed")
 
+// TestStress runs testStress on every kind and configuration, in parallel:
+// each run hammers a pool of its own and mostly waits on its tasks, its
+// timers and its blocked callers (alone, a run keeps a fifth of a core
+// busy, four fifths under -race), so that two at a time make as many calls
+// each as one alone, or more. Goroutines of the other runs are about while one ends, so the check
+// that none is left behind is made once every run has ended.
 func TestStress(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
 	forEveryKind(t, func(t *testing.T, kind poolKind) {
+		t.Parallel()
 		for _, cfg := range stressConfigs {
 			t.Run(cfg.name, func(t *testing.T) {
+				t.Parallel()
 				testStress(t, kind, cfg)
 			})
 		}
@@ -318,7 +331,6 @@ func TestStress(t *testing.T) {
 }
 
 func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
-	ignore := goleak.IgnoreCurrent()
 	h := newStressHarness(t, stressGoroutines*stressMaxOps*stressEpochs+stressEpochs+1)
 	target, err := kind.new(cfg.size, cfg.options(h)...)
 	if err != nil {
@@ -392,7 +404,6 @@ func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
 	}
 	h.checkTasks()
 	stopWatch()
-	goleak.VerifyNone(t, ignore)
 
 	for op := range ops {
 		if ops[op].Load() == 0 && !testing.Short() && (op != stressOpGroup || target.submitter() != nil) {
