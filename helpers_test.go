@@ -209,6 +209,15 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// longTests reports whether the long versions of the tests run: with
+// ANTS_LONG_TESTS=1 in the environment, and not under -short. They are
+// TestAdaptiveCapacityAcceptance, 16 s of real time, skipped otherwise;
+// TestStress for 500 ms per pool kind and configuration instead of 200 ms;
+// and ten times the rounds of TestMultiPoolReleaseRacingRebootLeavesItUsable
+// and TestShrinkThenGrowServesAtOnce. CI runs them in a step of their own
+// (.ci/run).
+func longTests() bool { return os.Getenv("ANTS_LONG_TESTS") == "1" && !testing.Short() }
+
 // fatalHang dumps every goroutine to standard error and fails the test:
 // for a wait that should have ended long ago, where the stacks show what
 // each goroutine waits for.

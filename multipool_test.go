@@ -271,18 +271,24 @@ func TestMultiPoolSubmitNil(t *testing.T) {
 	assert.Equal(t, 0, mp.Running())
 }
 
-// TestMultiPoolReleaseRacingRebootLeavesItUsable races Release with Reboot on an open multi-pool, then reboots it: it must then take a
-// task. The stress test found the bug (a Reboot between release's close of
-// the multi-pool and of its sub-pools left IsClosed() false with every
-// sub-pool closed, and Reboot a no-op); it showed about once in 30,000
-// rounds, so this runs many short rounds.
+// TestMultiPoolReleaseRacingRebootLeavesItUsable races Release with Reboot
+// on an open multi-pool, then reboots it: it must then take a task. The
+// stress test found the bug (a Reboot between release's close of the
+// multi-pool and of its sub-pools left IsClosed() false with every sub-pool
+// closed, and Reboot a no-op); it showed about once in 30,000 rounds, so
+// this runs many short rounds: 100,000 or for 300 ms, whichever ends
+// first; a tenth of that under -short, ten times as many with
+// ANTS_LONG_TESTS=1.
 func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
-	budget := 300 * time.Millisecond
-	if testing.Short() {
+	rounds, budget := 100000, 300*time.Millisecond
+	switch {
+	case testing.Short():
 		budget /= 10
+	case longTests():
+		rounds, budget = 10*rounds, 10*budget
 	}
 	deadline := time.Now().Add(budget)
-	for i := 0; i < 100000 && time.Now().Before(deadline); i++ {
+	for i := 0; i < rounds && time.Now().Before(deadline); i++ {
 		mp, err := ants.NewMultiPool(2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
 		if err != nil {
 			t.Fatal(err)

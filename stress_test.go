@@ -35,12 +35,11 @@ import (
 //   - after the final ReleaseTimeout, no goroutine is left (checked once
 //     every kind and configuration has finished: they run in parallel).
 //
-// It is bounded in time (stressDuration per pool kind and configuration,
-// a tenth of it under -short) and in count (stressMaxOps per goroutine).
+// It is bounded in time (stressDuration per pool kind and configuration)
+// and in count (stressMaxOps per goroutine and epoch).
 
 const (
 	stressGoroutines = 8
-	stressMaxOps     = 3000
 	stressEpochs     = 3
 	stressExpiry     = 2 * time.Millisecond
 	stressCallBound  = 10 * time.Second
@@ -49,13 +48,22 @@ const (
 // stressDuration is how long each pool kind and configuration is hammered.
 // The 8 kinds x 7 configurations run go test's -parallel at a time
 // (GOMAXPROCS by default), which makes it about 6 s in all on 2 cores, 11 s
-// on one.
+// on one; a tenth of it under -short, and two and a half times as long with
+// ANTS_LONG_TESTS=1 (longTests).
 func stressDuration() time.Duration {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		return 20 * time.Millisecond
+	case longTests():
+		return 500 * time.Millisecond
 	}
 	return 200 * time.Millisecond
 }
+
+// stressMaxOps is the most calls each goroutine makes in an epoch: 3000 in
+// 200 ms, so that time ends the run of every configuration where the calls
+// wait, and the count only ends those that refuse tasks at once.
+func stressMaxOps() int { return max(3000, 15*int(stressDuration()/time.Millisecond)) }
 
 // stressConfig is one way of configuring a pool.
 type stressConfig struct {
@@ -331,7 +339,7 @@ func TestStress(t *testing.T) {
 }
 
 func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
-	h := newStressHarness(t, stressGoroutines*stressMaxOps*stressEpochs+stressEpochs+1)
+	h := newStressHarness(t, stressGoroutines*stressMaxOps()*stressEpochs+stressEpochs+1)
 	target, err := kind.new(cfg.size, cfg.options(h)...)
 	if err != nil {
 		t.Fatalf("creating the pool: %v", err)
@@ -462,7 +470,7 @@ func stressTaskArg(id int) int {
 // hammer is one submitting goroutine: it makes random calls until the
 // deadline or stressMaxOps calls.
 func (h *stressHarness) hammer(g int, p *testPool, cfg stressConfig, deadline time.Time, ops *[stressOpCount]atomic.Int64) {
-	for n := 0; n < stressMaxOps && time.Now().Before(deadline); n++ {
+	for n, maxOps := 0, stressMaxOps(); n < maxOps && time.Now().Before(deadline); n++ {
 		op := stressPickOp()
 		if op == stressOpGroup && p.submitter() == nil {
 			op = stressOpSubmit

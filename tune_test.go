@@ -147,8 +147,11 @@ func TestTuneBackUpRestoresCapacityAtOnce(t *testing.T) {
 func TestShrinkThenGrowServesAtOnce(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	rounds := 60
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		rounds = 15
+	case longTests():
+		rounds = 600
 	}
 	for _, queued := range []bool{false, true} {
 		opts := []ants.Option{ants.WithDisablePurge(true)}
