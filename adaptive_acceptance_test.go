@@ -22,10 +22,15 @@ const acceptWork = 20 * time.Millisecond
 // adaptive pool a fixed one at K, with its own downstream and callers, as
 // the control. Run time, from start to finish, includes the wait for a
 // slot. Scenarios 3 and 4 run beside the first 5 s of 1 and 2, so the test
-// takes about 16 s; -short skips it.
+// takes about 16 s: it runs only with ANTS_LONG_TESTS=1 (longTests), which
+// CI sets in a step of its own. Every run checks the same scenarios on the
+// simulated downstream of adaptive_sim_test.go, in virtual time
+// (adaptive_test.go), and the pool's side of them (OnChange in order, never
+// concurrently; the pool applying its controller's decisions) in
+// TestAdaptivePoolAppliesItsControllersDecisions.
 func TestAdaptiveCapacityAcceptance(t *testing.T) {
-	if testing.Short() {
-		t.Skip("16 s of real time")
+	if !longTests() {
+		t.Skip("16 s of real time: set ANTS_LONG_TESTS=1 to run it")
 	}
 
 	var wg sync.WaitGroup

@@ -14,7 +14,8 @@ import (
 // The adaptive controller, driven by the simulation of adaptive_sim_test.go
 // (a virtual clock: seconds of load in milliseconds, the same every run)
 // and by hand-made samples. The pool's side (clamping, OnChange, Cap) is in
-// adaptive_acceptance_test.go and example_adaptive_test.go.
+// adaptive_pool_test.go, example_adaptive_test.go and, in real time,
+// adaptive_acceptance_test.go.
 
 const simWork = 20 * time.Millisecond
 

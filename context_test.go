@@ -12,43 +12,10 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// This file tests SubmitContext, InvokeContext and TrySubmit, and holds the
-// helpers that the tests of the other additions to ants (groups, the task
-// buffer, Stats) share.
-
-// async runs call on a new goroutine and returns its result. It returns
-// once the goroutine has started, so that the call is under way.
-func async(call func() error) <-chan error {
-	errc := make(chan error, 1)
-	started := make(chan struct{})
-	go func() {
-		close(started)
-		errc <- call()
-	}()
-	<-started
-	return errc
-}
-
-// asyncChecked is async(call) with check run as call returns, for what
-// must have happened before it may return: an early return is then caught
-// whenever it happens, not only within assertNoRecv's window.
-func asyncChecked(call func() error, check func()) <-chan error {
-	return async(func() error {
-		err := call()
-		check()
-		return err
-	})
-}
-
-// cancelledContext returns a context that is already cancelled.
-func cancelledContext() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}
+// This file tests SubmitContext, InvokeContext and TrySubmit.
 
 func TestSubmitContext(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		t.Run("a live context submits like Submit", func(t *testing.T) {
 			p := k.mustNew(t, 1)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -231,7 +198,7 @@ func TestSubmitContext(t *testing.T) {
 }
 
 func TestSubmitContextWithLimits(t *testing.T) {
-	forEachKind(t, func(t *testing.T, k poolKind) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
 		t.Run("a full Nonblocking pool refuses at once with ErrPoolOverload", func(t *testing.T) {
 			p, _ := k.mustNewFull(t, 1, ants.WithNonblocking(true))
 			ctx, cancel := context.WithCancel(context.Background())
@@ -272,7 +239,7 @@ func TestSubmitContextWithLimits(t *testing.T) {
 }
 
 func TestTrySubmit(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		t.Run("a pool with a free worker takes the task", func(t *testing.T) {
 			p := k.mustNew(t, 1)
 			done := make(chan struct{}, 1)
@@ -319,7 +286,7 @@ func TestTrySubmit(t *testing.T) {
 // A waiter that gives up must not take with it the wake-up that a worker
 // meant for another waiter.
 func TestSubmitContextCancelledWaiterDoesNotStealAnotherWaitersWakeUp(t *testing.T) {
-	forEachKind(t, func(t *testing.T, k poolKind) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
 		for _, cancelFirst := range []bool{true, false} {
 			name := "the other waiter is served when the second waiter gives up"
 			if cancelFirst {

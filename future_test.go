@@ -28,7 +28,7 @@ func counted[T any](ran *atomic.Int32, v T) func() (T, error) {
 }
 
 func TestFuture(t *testing.T) {
-	forEachParent(t, testFuture)
+	forParents(t, testFuture)
 }
 
 func testFuture(t *testing.T, k poolKind) {
@@ -162,7 +162,7 @@ func testFuture(t *testing.T, k poolKind) {
 }
 
 func TestFutureRefusedByAFullNonblockingPool(t *testing.T) {
-	forEachParentWithOwnOptions(t, func(t *testing.T, k poolKind) {
+	forParentsWithOwnOptions(t, func(t *testing.T, k poolKind) {
 		p := k.parent(t, 1, ants.WithNonblocking(true))
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
@@ -176,7 +176,7 @@ func TestFutureRefusedByAFullNonblockingPool(t *testing.T) {
 }
 
 func TestFutureSkipsFnWhenCtxEndsWhileBuffered(t *testing.T) {
-	forEachParentWithOwnOptions(t, func(t *testing.T, k poolKind) {
+	forParentsWithOwnOptions(t, func(t *testing.T, k poolKind) {
 		p := k.parent(t, 1, ants.WithQueueSize(1))
 		l := newGate(t)
 		occupyPool(t, p, l, p.Cap())
@@ -196,7 +196,7 @@ func TestFutureSkipsFnWhenCtxEndsWhileBuffered(t *testing.T) {
 // of them ends those at once, without running them, while the others run
 // once the pool has room.
 func TestFutureMassCancellation(t *testing.T) {
-	forEachParent(t, func(t *testing.T, k poolKind) {
+	forParents(t, func(t *testing.T, k poolKind) {
 		const n = 200
 		p := k.parent(t, 2)
 		l := newGate(t)

@@ -15,18 +15,6 @@ import (
 	"github.com/e62cffed/ants"
 )
 
-// occupyPool fills the n workers of p with tasks held by l.
-func occupyPool(t *testing.T, p ants.Submitter, l *gate, n int) {
-	t.Helper()
-	started := make(chan struct{}, n)
-	for range n {
-		require.NoError(t, p.SubmitContext(context.Background(), l.task(started)))
-	}
-	for range n {
-		recv(t, started, "a held task to start")
-	}
-}
-
 // waitFor returns a channel that delivers the result of g.Wait.
 func waitFor(g *ants.Group) <-chan error {
 	return async(g.Wait)

@@ -22,7 +22,7 @@ func TestBurstOntoIdleWorkersStartsEveryTaskAtOnce(t *testing.T) {
 	// Every task here blocks until all of them have started, so a task left
 	// in the ring would hang the test.
 	const n = 16
-	forEachKind(t, func(t *testing.T, k poolKind) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
 		p := k.mustNew(t, n, ants.WithFakeClock(ants.NewFakeClock()))
 		startIdle(t, p, n)
 
@@ -46,7 +46,7 @@ func TestBurstOntoIdleWorkersStartsEveryTaskAtOnce(t *testing.T) {
 }
 
 func TestTaskBehindABusyOneStartsOnAnIdleWorker(t *testing.T) {
-	forEachKind(t, func(t *testing.T, k poolKind) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
 		p := k.mustNew(t, 2, ants.WithFakeClock(ants.NewFakeClock()))
 		startIdle(t, p, 2)
 
@@ -73,7 +73,7 @@ func TestRunningStaysWithinCapWhileThePurgeStopsWorkers(t *testing.T) {
 		tasks   = 20_000
 		callers = 4
 	)
-	forEachKind(t, func(t *testing.T, k poolKind) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
 		c := ants.NewFakeClock()
 		p := k.mustNew(t, size, ants.WithFakeClock(c), ants.WithExpiryDuration(time.Nanosecond))
 		var bad atomic.Int32

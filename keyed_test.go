@@ -25,7 +25,7 @@ func holdKey[K comparable](t *testing.T, k *ants.Keyed[K], key K, l *gate) {
 }
 
 func TestKeyed(t *testing.T) {
-	forEachParent(t, testKeyed)
+	forParents(t, testKeyed)
 }
 
 func testKeyed(t *testing.T, kind poolKind) {
@@ -210,7 +210,7 @@ func testKeyed(t *testing.T, kind poolKind) {
 // and SubmitContext give up when its ctx is done; a busy key's full queue
 // does not hold back other keys.
 func TestKeyedQueueBound(t *testing.T) {
-	forEachParent(t, func(t *testing.T, kind poolKind) {
+	forParents(t, func(t *testing.T, kind poolKind) {
 		p := kind.parent(t, 2)
 		k := ants.NewKeyed[string](p)
 		l := newGate(t)
@@ -247,7 +247,7 @@ func TestKeyedQueueBound(t *testing.T) {
 // the tasks of each key run one at a time, each submitter's tasks of a key
 // in the order it submitted them, and every task exactly once.
 func TestKeyedManySubmitters(t *testing.T) {
-	forEachParent(t, func(t *testing.T, kind poolKind) {
+	forParents(t, func(t *testing.T, kind poolKind) {
 		const (
 			submitters = 8
 			per        = 500
@@ -289,7 +289,7 @@ func TestKeyedManySubmitters(t *testing.T) {
 // buffer) leave nothing but a bounded number of reusable key states once
 // they are idle: the map that held them is replaced.
 func TestKeyedManyBusyKeysCostNothingOnceIdle(t *testing.T) {
-	forEachParentWithOwnOptions(t, func(t *testing.T, kind poolKind) {
+	forParentsWithOwnOptions(t, func(t *testing.T, kind poolKind) {
 		const keys = 3000
 		p := kind.parent(t, 1, ants.WithQueueSize(keys))
 		l := newGate(t)

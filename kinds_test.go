@@ -15,7 +15,9 @@ import (
 
 // This file holds the one table of the pool kinds (poolKinds) that the
 // tests run on, and the one shape every kind takes in them (testPool). A
-// test that runs on several kinds picks them with a forEach helper below.
+// test that runs on several kinds picks them with a helper below named for
+// the set it covers: forSinglePools, forMultiPools, forSingleAndMultiPools,
+// forParents, forParentsWithOwnOptions or forEveryKind.
 
 // poolAPI is what every pool kind has: Pool, the function pools, the
 // multi-pools and Subpool.
@@ -99,7 +101,7 @@ func (p *testPool) checkInvariants() error {
 	return nil
 }
 
-// family sorts the kinds for the forEach helpers.
+// family sorts the kinds for the helpers that pick a set of them.
 type family int
 
 const (
@@ -422,25 +424,29 @@ func forKinds(t *testing.T, keep func(poolKind) bool, test func(t *testing.T, k 
 	}
 }
 
-// forEachKind runs test on Pool and the function pools.
-func forEachKind(t *testing.T, test func(t *testing.T, k poolKind)) { forKinds(t, isSingle, test) }
+// forSinglePools runs test on Pool and the function pools.
+func forSinglePools(t *testing.T, test func(t *testing.T, k poolKind)) { forKinds(t, isSingle, test) }
 
-// forEachMultiKind runs test on the multi-pools.
-func forEachMultiKind(t *testing.T, test func(t *testing.T, k poolKind)) { forKinds(t, isMulti, test) }
+// forMultiPools runs test on the multi-pools.
+func forMultiPools(t *testing.T, test func(t *testing.T, k poolKind)) { forKinds(t, isMulti, test) }
 
-// forEveryPool runs test on Pool, the function pools and the multi-pools.
-func forEveryPool(t *testing.T, test func(t *testing.T, k poolKind)) { forKinds(t, isPool, test) }
+// forSingleAndMultiPools runs test on Pool, the function pools and the multi-pools.
+func forSingleAndMultiPools(t *testing.T, test func(t *testing.T, k poolKind)) {
+	forKinds(t, isPool, test)
+}
 
-// forEachParent runs test on the parent kinds.
-func forEachParent(t *testing.T, test func(t *testing.T, k poolKind)) { forKinds(t, isParent, test) }
+// forParents runs test on the parent kinds, which futures, streams, keyed
+// queues and sub-pools run on: Pool, MultiPool and Subpool.
+func forParents(t *testing.T, test func(t *testing.T, k poolKind)) { forKinds(t, isParent, test) }
 
-// forEachParentWithOwnOptions is forEachParent for the kinds with
-// ownOptions.
-func forEachParentWithOwnOptions(t *testing.T, test func(t *testing.T, k poolKind)) {
+// forParentsWithOwnOptions is forParents for the kinds with ownOptions:
+// Pool and MultiPool.
+func forParentsWithOwnOptions(t *testing.T, test func(t *testing.T, k poolKind)) {
 	forKinds(t, isParentOwnOpts, test)
 }
 
-// forEveryKind runs test on every kind.
+// forEveryKind runs test on every kind of the table, the sub-pools
+// included.
 func forEveryKind(t *testing.T, test func(t *testing.T, k poolKind)) { forKinds(t, isAny, test) }
 
 // newGroupPool returns a Pool that is released, and whose goroutines have

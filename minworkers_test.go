@@ -28,7 +28,7 @@ func TestMinWorkers(t *testing.T) {
 		assert.ErrorIs(t, err, ants.ErrInvalidMinWorkers)
 	})
 	t.Run("the purge keeps n workers and workers still start lazily", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			c := ants.NewFakeClock()
 			p := k.mustNew(t, 4, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry), ants.WithMinWorkers(2))
 			assert.Equal(t, 0, p.Running(), "a worker started before the first task")

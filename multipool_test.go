@@ -3,6 +3,7 @@ package ants_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func assertRunningByIndex(t *testing.T, mp *testPool, want ...int) {
 
 func TestMultiPoolConstructors(t *testing.T) {
 	t.Run("a size of zero or less is refused", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			for _, size := range []int{0, -1} {
 				mp, err := k.newMulti(size, 1, ants.RoundRobin)
 				assert.ErrorIs(t, err, ants.ErrInvalidMultiPoolSize)
@@ -36,7 +37,7 @@ func TestMultiPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("an unknown strategy is refused", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			for _, lbs := range []ants.LoadBalancingStrategy{0, 1, 3, 6, -2} {
 				mp, err := k.newMulti(2, 1, lbs)
 				assert.ErrorIs(t, err, ants.ErrInvalidLoadBalancingStrategy, "strategy %d", lbs)
@@ -45,7 +46,7 @@ func TestMultiPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("an invalid member pool option is refused and leaves nothing behind", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			ignore := goleak.IgnoreCurrent()
 			mp, err := k.newMulti(3, 0, ants.LeastTasks, ants.WithPreAlloc(true))
 			assert.ErrorIs(t, err, ants.ErrInvalidPreAllocSize)
@@ -67,7 +68,7 @@ func TestMultiPoolConstructors(t *testing.T) {
 
 func TestMultiPoolRoundRobin(t *testing.T) {
 	t.Run("tasks go to the member pools in turn, starting at the first", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
 			g := newGate(t)
 			want := make([]int, 3)
@@ -79,7 +80,7 @@ func TestMultiPoolRoundRobin(t *testing.T) {
 		})
 	})
 	t.Run("an overloaded choice is retried once on the least busy member pool", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 2, 1, ants.RoundRobin, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 			first, second := newGate(t), newGate(t)
 			occupyWith(t, mp.submit, first, 1)  // member pool 0
@@ -99,7 +100,7 @@ func TestMultiPoolRoundRobin(t *testing.T) {
 		})
 	})
 	t.Run("Reboot starts the rotation again at the first member pool", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
 			g := newGate(t)
 			occupyWith(t, mp.submit, g, 2)
@@ -114,7 +115,7 @@ func TestMultiPoolRoundRobin(t *testing.T) {
 
 func TestMultiPoolLeastTasks(t *testing.T) {
 	t.Run("a task goes to the member pool with the fewest busy workers, idle ones not counted", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 3, 4, ants.LeastTasks, ants.WithDisablePurge(true))
 			soon, later := newGate(t), newGate(t)
 			occupyWith(t, mp.submit, soon, 1)
@@ -139,7 +140,7 @@ func TestMultiPoolLeastTasks(t *testing.T) {
 
 func TestMultiPoolGetters(t *testing.T) {
 	t.Run("the aggregate getters are sums over the member pools", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 3, 2, ants.RoundRobin, ants.WithDisablePurge(true))
 			assert.Equal(t, 6, mp.Cap())
 			assert.Equal(t, 6, mp.Free())
@@ -171,7 +172,7 @@ func TestMultiPoolGetters(t *testing.T) {
 		})
 	})
 	t.Run("an index out of range gives -1 and ErrInvalidPoolIndex", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 3, 2, ants.RoundRobin)
 			for _, idx := range []int{-1, 3, 100} {
 				for name, byIndex := range map[string]func(int) (int, error){
@@ -187,7 +188,7 @@ func TestMultiPoolGetters(t *testing.T) {
 		})
 	})
 	t.Run("Tune sets the capacity of every member pool", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 3, 2, ants.LeastTasks)
 			mp.Tune(5)
 			assert.Equal(t, 15, mp.Cap())
@@ -202,7 +203,7 @@ func TestMultiPoolGetters(t *testing.T) {
 
 func TestMultiPoolRelease(t *testing.T) {
 	t.Run("Release closes every member pool without waiting", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
 			g := newGate(t)
 			occupyWith(t, mp.submit, g, 2)
@@ -223,7 +224,7 @@ func TestMultiPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("a released multi-pool refuses tasks and a second release", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 2, 2, ants.RoundRobin)
 			done := make(chan struct{})
 			require.NoError(t, mp.submit(signal(done)))
@@ -237,7 +238,7 @@ func TestMultiPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("Reboot reopens every member pool", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 3, 1, ants.RoundRobin, ants.WithNonblocking(true))
 			require.NoError(t, mp.ReleaseTimeout(long))
 			mp.Reboot()
@@ -248,7 +249,7 @@ func TestMultiPoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("blocked callers are woken with ErrPoolClosed", func(t *testing.T) {
-		forEachMultiKind(t, func(t *testing.T, k poolKind) {
+		forMultiPools(t, func(t *testing.T, k poolKind) {
 			mp := k.mustNewMulti(t, 2, 1, ants.LeastTasks, ants.WithDisablePurge(true))
 			g := newGate(t)
 			occupyWith(t, mp.submit, g, 2)
@@ -268,4 +269,56 @@ func TestMultiPoolSubmitNil(t *testing.T) {
 	require.NoError(t, mp.ReleaseTimeout(long))
 	assert.ErrorIs(t, mp.Submit(nil), ants.ErrPoolClosed)
 	assert.Equal(t, 0, mp.Running())
+}
+
+// TestMultiPoolReleaseRacingRebootLeavesItUsable races Release with Reboot
+// on an open multi-pool, then reboots it: it must then take a task. The
+// stress test found the bug (a Reboot between release's close of the
+// multi-pool and of its sub-pools left IsClosed() false with every sub-pool
+// closed, and Reboot a no-op); it showed about once in 30,000 rounds, so
+// this runs many short rounds: 100,000 or for 300 ms, whichever ends
+// first; a tenth of that under -short, ten times as many with
+// ANTS_LONG_TESTS=1.
+func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
+	rounds, budget := 100000, 300*time.Millisecond
+	switch {
+	case testing.Short():
+		budget /= 10
+	case longTests():
+		rounds, budget = 10*rounds, 10*budget
+	}
+	deadline := time.Now().Add(budget)
+	for i := 0; i < rounds && time.Now().Before(deadline); i++ {
+		mp, err := ants.NewMultiPool(2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-start
+			mp.Reboot()
+		}()
+		go func() {
+			defer wg.Done()
+			<-start
+			mp.Release()
+		}()
+		close(start)
+		wg.Wait()
+		mp.Reboot()
+		closed := mp.IsClosed()
+		err = mp.TrySubmit(func() {})
+		// Whatever the outcome of the race, close every sub-pool and wait.
+		mp.Release()
+		mp.Reboot()
+		if rerr := mp.ReleaseTimeout(long); rerr != nil {
+			t.Fatalf("iteration %d: ReleaseTimeout: %v", i, rerr)
+		}
+		if err != nil {
+			t.Fatalf("iteration %d: after Release raced Reboot, then Reboot: IsClosed() = %v, TrySubmit = %v", i, closed, err)
+		}
+	}
 }

@@ -1,9 +1,7 @@
 package ants_test
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -12,195 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/e62cffed/ants"
 )
-
-// long bounds every wait for something that must happen; reaching it fails
-// the test. brief is the window of the "must not happen" checks that no
-// synchronisation can replace (see assertNoRecv), and a timeout meant to
-// expire.
-const (
-	long  = 5 * time.Second
-	brief = 20 * time.Millisecond
-)
-
-// gate holds back the tasks made by its task method until it is opened.
-type gate struct {
-	ch   chan struct{}
-	once sync.Once
-}
-
-// newGate returns a closed gate that opens when the test ends.
-func newGate(t *testing.T) *gate {
-	g := &gate{ch: make(chan struct{})}
-	t.Cleanup(g.open)
-	return g
-}
-
-func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
-
-// task returns a task that reports on started, if it is not nil, and then
-// waits for the gate to open.
-func (g *gate) task(started chan<- struct{}) func() {
-	return func() {
-		if started != nil {
-			started <- struct{}{}
-		}
-		<-g.ch
-	}
-}
-
-// occupy submits n tasks held by g and waits until all of them run.
-func occupy(t *testing.T, p *testPool, g *gate, n int) {
-	t.Helper()
-	occupyWith(t, p.submit, g, n)
-}
-
-// occupyWith is occupy for any submit function.
-func occupyWith(t *testing.T, submit func(func()) error, g *gate, n int) {
-	t.Helper()
-	started := make(chan struct{}, n)
-	for i := 0; i < n; i++ {
-		require.NoError(t, submit(g.task(started)))
-	}
-	for i := 0; i < n; i++ {
-		recv(t, started, "a held task to start")
-	}
-}
-
-// boundedContext returns a context that ends when the test does or after
-// long, whichever comes first, so that a wait that should end never hangs
-// the suite.
-func boundedContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), long)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// submitAsync submits task from a new goroutine and returns the result.
-func submitAsync(submit func(func()) error, task func()) <-chan error {
-	return async(func() error { return submit(task) })
-}
-
-// blocked runs call on a new goroutine, waits until p counts n blocked
-// callers, call's among them, and returns call's result.
-func blocked(t *testing.T, p interface{ Waiting() int }, n int, call func() error) <-chan error {
-	t.Helper()
-	errc := async(call)
-	waitWaiting(t, p, n)
-	return errc
-}
-
-// startIdle makes p start n workers, with n tasks at once, and waits
-// until all n are idle.
-func startIdle(t *testing.T, p *testPool, n int) {
-	t.Helper()
-	g := newGate(t)
-	occupy(t, p, g, n)
-	g.open()
-	waitIdle(t, p, n)
-}
-
-// blockedSubmits submits task from n new goroutines, waits until all n
-// are blocked in p, and returns their results.
-func blockedSubmits(t *testing.T, p *testPool, n int, task func()) []<-chan error {
-	t.Helper()
-	results := make([]<-chan error, n)
-	for i := range results {
-		results[i] = submitAsync(p.submit, task)
-	}
-	waitWaiting(t, p, n)
-	return results
-}
-
-// submitNow submits task and returns the result, failing the test if the
-// call does not return in time: for calls expected to fail at once.
-func submitNow(t *testing.T, submit func(func()) error, task func()) error {
-	t.Helper()
-	return recv(t, submitAsync(submit, task), "Submit to return")
-}
-
-// signal returns a task that sends on ch.
-func signal(ch chan<- struct{}) func() {
-	return func() { ch <- struct{}{} }
-}
-
-// recv returns the next value from ch, failing the test if none comes in time.
-func recv[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(long):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
-}
-
-// assertNoRecv checks that nothing arrives on ch for a brief while: that a
-// call does not return, or a task does not run, while the test still holds
-// back what it waits for. The window suffices because what it watches is
-// already under way when it starts (async returns only once its goroutine
-// runs the call; a task's submit has returned), and it waits for nothing
-// but what the test holds: done wrong, it would deliver within
-// microseconds of its own work, a thousandth of brief. Where the end state
-// can show the bad event instead, the tests check that (a refused task
-// after ReleaseTimeout; what a returning call must have seen, recorded as
-// it returns).
-func assertNoRecv[T any](t *testing.T, ch <-chan T, what string) {
-	t.Helper()
-	select {
-	case v := <-ch:
-		t.Fatalf("%s happened too early (%v)", what, v)
-	case <-time.After(brief):
-	}
-}
-
-// waitUntil waits for a state that the pool reaches without telling anyone,
-// such as a caller having blocked or a worker having parked, by yielding
-// until cond holds.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(long)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		runtime.Gosched()
-	}
-}
-
-// waitIdle waits until the pool has n idle workers.
-func waitIdle(t *testing.T, p interface{ Stats() ants.Stats }, n int) {
-	t.Helper()
-	waitUntil(t, fmt.Sprintf("%d workers are idle", n), func() bool { return p.Stats().Idle == n })
-}
-
-// waitRunning waits until the pool has n worker goroutines: a worker the
-// pool stops leaves Running() when its goroutine exits, a moment later.
-func waitRunning(t *testing.T, p interface{ Running() int }, n int) {
-	t.Helper()
-	waitUntil(t, fmt.Sprintf("%d workers are running", n), func() bool { return p.Running() == n })
-}
-
-// waitWaiting waits until n callers are blocked in the pool.
-func waitWaiting(t *testing.T, p interface{ Waiting() int }, n int) {
-	t.Helper()
-	waitUntil(t, fmt.Sprintf("%d callers are blocked", n), func() bool { return p.Waiting() == n })
-}
-
-// testLogger sends every message it is given on ch, dropping those that do
-// not fit.
-type testLogger struct{ ch chan string }
-
-func (l testLogger) Printf(format string, args ...any) {
-	select {
-	case l.ch <- fmt.Sprintf(format, args...):
-	default:
-	}
-}
 
 func TestErrorsKeepTheMessagesOfAnts(t *testing.T) {
 	for _, tc := range []struct {
@@ -232,7 +44,7 @@ func TestConstantsKeepTheValuesOfAnts(t *testing.T) {
 
 func TestPoolConstructors(t *testing.T) {
 	t.Run("a size of zero or less makes an unlimited pool", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			for _, size := range []int{0, -1} {
 				p := k.mustNew(t, size, ants.WithDisablePurge(true))
 				assert.Equal(t, -1, p.Cap())
@@ -244,14 +56,14 @@ func TestPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("PreAlloc with an unlimited size is refused", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, err := k.new(0, ants.WithPreAlloc(true))
 			assert.ErrorIs(t, err, ants.ErrInvalidPreAllocSize)
 			assert.Nil(t, p)
 		})
 	})
 	t.Run("a negative expiry is refused unless purging is disabled", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, err := k.new(1, ants.WithExpiryDuration(-time.Second))
 			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
 			assert.Nil(t, p)
@@ -263,7 +75,7 @@ func TestPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("a PreAlloc pool runs tasks on at most size workers", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 3, ants.WithPreAlloc(true))
 			assert.Equal(t, 3, p.Cap())
 			g := newGate(t)
@@ -287,7 +99,7 @@ func TestPoolConstructors(t *testing.T) {
 		})
 	})
 	t.Run("WithOptions replaces the options given before it", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			_, err := k.new(1, ants.WithDisablePurge(true), ants.WithOptions(ants.Options{ExpiryDuration: -1}))
 			assert.ErrorIs(t, err, ants.ErrInvalidPoolExpiry)
 
@@ -300,7 +112,7 @@ func TestPoolConstructors(t *testing.T) {
 
 func TestPoolCapacity(t *testing.T) {
 	t.Run("Running has grown by the time Submit returns", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 3, ants.WithDisablePurge(true))
 			g := newGate(t)
 			assert.Equal(t, 3, p.Cap())
@@ -313,7 +125,7 @@ func TestPoolCapacity(t *testing.T) {
 		})
 	})
 	t.Run("a full pool blocks callers until a worker is free", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, g := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
 
 			ran := make(chan struct{}, 3)
@@ -332,14 +144,14 @@ func TestPoolCapacity(t *testing.T) {
 		})
 	})
 	t.Run("a Nonblocking pool refuses tasks when full", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, _ := k.mustNewFull(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 			assert.Equal(t, 0, p.Waiting())
 		})
 	})
 	t.Run("MaxBlockingTasks lets that many callers wait and refuses the next", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p, g := k.mustNewFull(t, 1, ants.WithMaxBlockingTasks(2), ants.WithDisablePurge(true))
 
 			ran := make(chan struct{}, 2)
@@ -355,14 +167,14 @@ func TestPoolCapacity(t *testing.T) {
 		})
 	})
 	t.Run("a negative MaxBlockingTasks lets no caller wait, as in ants", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 1, ants.WithMaxBlockingTasks(-1), ants.WithDisablePurge(true))
 			occupy(t, p, newGate(t), 1)
 			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
 		})
 	})
 	t.Run("sequential tasks reuse one idle worker", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			p := k.mustNew(t, 10, ants.WithDisablePurge(true))
 			done := make(chan struct{})
 			for i := 0; i < 20; i++ {
@@ -384,550 +196,6 @@ func TestPoolSubmitNil(t *testing.T) {
 	assert.Equal(t, 0, p.Running(), "a nil task must not cost a worker")
 }
 
-func TestPoolExpiry(t *testing.T) {
-	const expiry = time.Minute
-	t.Run("an idle worker is reaped at the second tick after it went idle", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			testReapedAtSecondTick(t, k, expiry)
-		})
-	})
-	t.Run("an idle worker of a PreAlloc pool is reaped at the second tick after it went idle", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			testReapedAtSecondTick(t, k, expiry, ants.WithPreAlloc(true))
-		})
-	})
-	t.Run("workers idle since different ticks expire one tick apart", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			c := ants.NewFakeClock()
-			p := k.mustNew(t, 4, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry))
-			busy, a, b := newGate(t), newGate(t), newGate(t)
-			occupy(t, p, busy, 1)
-			occupy(t, p, a, 1)
-			occupy(t, p, b, 1)
-
-			a.open()
-			waitIdle(t, p, 1)
-			require.True(t, c.Advance(expiry)) // tick 1
-			require.True(t, c.Sync())
-			b.open()
-			waitIdle(t, p, 2)
-			require.True(t, c.Advance(expiry)) // tick 2: a has been idle since tick 0
-			require.True(t, c.Sync())
-			assert.Equal(t, 1, p.Stats().Idle)
-			waitRunning(t, p, 2)               // a's goroutine exits a moment after it is stopped
-			require.True(t, c.Advance(expiry)) // tick 3: b has been idle since tick 1
-			require.True(t, c.Sync())
-			assert.Equal(t, 0, p.Stats().Idle)
-			waitRunning(t, p, 1)
-		})
-	})
-	t.Run("the purge goroutine starts with the first worker and exits with the last", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			ignore := goleak.IgnoreCurrent()
-			c := ants.NewFakeClock()
-			p := k.mustNew(t, 3, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry))
-			assert.Equal(t, ants.PoolProbe{}, p.probe(), "a goroutine runs before the first task")
-
-			for round := 0; round < 2; round++ {
-				done := make(chan struct{})
-				require.NoError(t, p.submit(signal(done)))
-				recv(t, done, "the task")
-				waitIdle(t, p, 1)
-				require.True(t, c.Advance(expiry), "round %d: no purge goroutine took the tick", round)
-				require.True(t, c.Advance(expiry), "round %d: no purge goroutine took the tick", round)
-
-				// The pass of the second tick reaps the worker and ends the
-				// purge goroutine: none of the pool's goroutines is left.
-				goleak.VerifyNone(t, ignore)
-				assert.Equal(t, 0, p.Running())
-				pr := p.probe()
-				assert.False(t, pr.Purging, "the purge goroutine outlived the last worker")
-				assert.Zero(t, pr.Live, "a goroutine of the pool outlived the last worker")
-			}
-		})
-	})
-	t.Run("WithDisablePurge keeps idle workers", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			c := ants.NewFakeClock()
-			p := k.mustNew(t, 3, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry), ants.WithDisablePurge(true))
-			done := make(chan struct{})
-			require.NoError(t, p.submit(signal(done)))
-			recv(t, done, "the task")
-			waitIdle(t, p, 1)
-			pr := p.probe()
-			assert.False(t, pr.Purging, "a purge goroutine runs with purging disabled")
-			assert.Equal(t, 1, pr.Live, "goroutines of the pool")
-			assert.Equal(t, 1, p.Running())
-		})
-	})
-	t.Run("an expiry of zero means one second", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			c := ants.NewFakeClock()
-			p := k.mustNew(t, 3, ants.WithFakeClock(c), ants.WithExpiryDuration(0))
-			occupy(t, p, newGate(t), 1)
-			done := make(chan struct{})
-			require.NoError(t, p.submit(signal(done)))
-			recv(t, done, "the task")
-			waitIdle(t, p, 1)
-
-			// Idle for 600 ms at the first tick: kept, so the expiry is more
-			// than 600 ms.
-			require.True(t, c.Advance(600*time.Millisecond))
-			require.True(t, c.Sync())
-			assert.Equal(t, 2, p.Running())
-			// Idle for 1.2 s at the second: reaped, so it is at most 1.2 s.
-			require.True(t, c.Advance(600*time.Millisecond))
-			require.True(t, c.Sync())
-			assert.Equal(t, 0, p.Stats().Idle)
-			waitRunning(t, p, 1)
-		})
-	})
-}
-
-// testReapedAtSecondTick checks that a worker that went idle after tick k is
-// kept at tick k+1 and reaped at tick k+2.
-func testReapedAtSecondTick(t *testing.T, k poolKind, expiry time.Duration, opts ...ants.Option) {
-	c := ants.NewFakeClock()
-	p := k.mustNew(t, 3, append(opts, ants.WithFakeClock(c), ants.WithExpiryDuration(expiry))...)
-	// A busy worker keeps the purge goroutine alive, so that Sync
-	// always finds it.
-	occupy(t, p, newGate(t), 1)
-
-	// Twice: once for a worker that went idle before the first tick,
-	// once for one that went idle after some ticks.
-	for round := 0; round < 2; round++ {
-		done := make(chan struct{})
-		require.NoError(t, p.submit(signal(done)))
-		recv(t, done, "the task")
-		waitIdle(t, p, 1)
-
-		require.True(t, c.Advance(expiry))
-		require.True(t, c.Sync())
-		assert.Equal(t, 2, p.Running(), "round %d: reaped at the first tick", round)
-
-		require.True(t, c.Advance(expiry))
-		require.True(t, c.Sync())
-		assert.Equal(t, 0, p.Stats().Idle, "round %d: still idle after the second tick", round)
-		waitRunning(t, p, 1)
-	}
-}
-
-func TestPoolTune(t *testing.T) {
-	t.Run("Tune is ignored for unlimited pools, sizes of zero or less and PreAlloc pools", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			unlimited := k.mustNew(t, 0)
-			unlimited.Tune(10)
-			assert.Equal(t, -1, unlimited.Cap())
-
-			p := k.mustNew(t, 4)
-			p.Tune(0)
-			p.Tune(-3)
-			assert.Equal(t, 4, p.Cap())
-
-			prealloc := k.mustNew(t, 4, ants.WithPreAlloc(true))
-			prealloc.Tune(8)
-			prealloc.Tune(2)
-			assert.Equal(t, 4, prealloc.Cap())
-		})
-	})
-	t.Run("growing starts the tasks of blocked callers at once", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p, g := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
-
-			started := make(chan struct{}, 3)
-			results := blockedSubmits(t, p, 3, g.task(started))
-
-			p.Tune(3)
-			assert.Equal(t, 3, p.Cap())
-			recv(t, started, "a blocked caller's task after growing")
-			recv(t, started, "a blocked caller's task after growing")
-			assert.Equal(t, 1, p.Waiting())
-			assert.Equal(t, 3, p.Running())
-			assertNoRecv(t, started, "a third task beyond the capacity")
-
-			p.Tune(4)
-			recv(t, started, "the last blocked caller's task after growing")
-			for _, errc := range results {
-				assert.NoError(t, recv(t, errc, "a blocked Submit"))
-			}
-			assert.Equal(t, 0, p.Waiting())
-		})
-	})
-	t.Run("shrinking stops surplus idle workers at once", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 4, ants.WithDisablePurge(true))
-			startIdle(t, p, 4)
-
-			p.Tune(1)
-			assert.Equal(t, 1, p.Stats().Idle, "the surplus idle workers are stopped by Tune itself")
-			waitRunning(t, p, 1)
-			assert.Equal(t, 0, p.Free())
-		})
-	})
-	t.Run("busy workers above a shrunk capacity exit after their task", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p, g := k.mustNewFull(t, 3, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-
-			p.Tune(1)
-			assert.Equal(t, 1, p.Cap())
-			assert.Equal(t, 3, p.Running())
-			assert.Equal(t, -2, p.Free())
-			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
-
-			g.open()
-			waitUntil(t, "the surplus workers exit", func() bool { return p.Running() == 1 })
-			waitIdle(t, p, 1)
-			assert.Equal(t, 0, p.Free())
-		})
-	})
-	t.Run("a shrunk capacity binds new tasks at once", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-			startIdle(t, p, 2)
-
-			p.Tune(1)
-			occupy(t, p, newGate(t), 1)
-			assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
-			waitRunning(t, p, 1)
-		})
-	})
-}
-
-func TestPoolPanics(t *testing.T) {
-	t.Run("the panic handler receives the panic value", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			values := make(chan any, 1)
-			p := k.mustNew(t, 1, ants.WithPanicHandler(func(v any) { values <- v }))
-			require.NoError(t, p.submit(func() { panic("boom") }))
-			assert.Equal(t, "boom", recv(t, values, "the panic handler"))
-		})
-	})
-	t.Run("without a handler the logger reports the panic", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			logger := testLogger{ch: make(chan string, 1)}
-			p := k.mustNew(t, 1, ants.WithLogger(logger))
-			require.NoError(t, p.submit(func() { panic("kaboom") }))
-			msg := recv(t, logger.ch, "a log message")
-			assert.Contains(t, msg, "kaboom")
-			assert.Contains(t, msg, "goroutine", "the message has no stack trace")
-		})
-	})
-	t.Run("a panic ends its worker, as in ants, and the pool keeps its capacity", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			values := make(chan any, 1)
-			running := make(chan int, 1)
-			var p *testPool
-			p = k.mustNew(t, 1, ants.WithNonblocking(true), ants.WithDisablePurge(true),
-				ants.WithPanicHandler(func(v any) { running <- p.Running(); values <- v }))
-			for i := 0; i < 5; i++ {
-				require.NoError(t, p.submit(func() { panic(i) }), "a size-1 pool refuses a task after %d panics", i)
-				assert.Equal(t, 0, recv(t, running, "the panic handler"), "the worker still counts in Running() when the handler runs")
-				assert.Equal(t, i, recv(t, values, "the panic handler"))
-			}
-			done := make(chan struct{})
-			require.NoError(t, p.submit(signal(done)), "a size-1 pool refuses tasks after panics")
-			recv(t, done, "a task after the panics")
-			assert.Equal(t, 1, p.Running())
-			waitIdle(t, p, 1)
-			assert.Equal(t, uint64(5), p.Stats().Panicked)
-		})
-	})
-}
-
-func TestPoolStats(t *testing.T) {
-	t.Run("the counters add up", func(t *testing.T) {
-		forEachKind(t, testStatsCounters)
-	})
-	t.Run("Queued counts buffered tasks", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p, g := k.mustNewFull(t, 1, ants.WithQueueSize(2), ants.WithDisablePurge(true))
-			require.NoError(t, p.submit(func() {}))
-			require.NoError(t, p.submit(func() {}))
-			s := p.Stats()
-			assert.Equal(t, 2, s.Queued)
-			assert.Equal(t, 0, s.Waiting)
-			g.open()
-			waitIdle(t, p, 1)
-			assert.Equal(t, 0, p.Stats().Queued)
-			assert.Equal(t, uint64(3), p.Stats().Completed)
-		})
-	})
-}
-
-func testStatsCounters(t *testing.T, k poolKind) {
-	p := k.mustNew(t, 1, ants.WithMaxBlockingTasks(1), ants.WithDisablePurge(true),
-		ants.WithPanicHandler(func(any) {}))
-	assert.Equal(t, ants.Stats{Cap: 1}, p.Stats())
-
-	g := newGate(t)
-	occupy(t, p, g, 1)
-	ran := make(chan struct{}, 1)
-	waiter := blocked(t, p, 1, func() error { return p.submit(signal(ran)) })
-	assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
-	s := p.Stats()
-	assert.Equal(t, 1, s.Cap)
-	assert.Equal(t, 1, s.Running)
-	assert.Equal(t, 0, s.Idle)
-	assert.Equal(t, 1, s.Waiting)
-	assert.Equal(t, uint64(1), s.Submitted)
-	assert.Equal(t, uint64(1), s.Rejected)
-
-	g.open()
-	require.NoError(t, recv(t, waiter, "the blocked Submit"))
-	recv(t, ran, "the blocked caller's task")
-	waitIdle(t, p, 1)
-	require.NoError(t, p.submit(func() { panic("counted") }))
-	waitUntil(t, "the panic is counted", func() bool { return p.Stats().Panicked == 1 })
-	waitRunning(t, p, 0) // the panic ended the worker
-
-	s = p.Stats()
-	assert.Equal(t, uint64(3), s.Submitted)
-	assert.Equal(t, uint64(2), s.Completed)
-	assert.Equal(t, uint64(1), s.Panicked)
-	assert.Equal(t, s.Submitted, s.Completed+s.Panicked, "a quiet pool has finished every task it accepted")
-
-	p.Release()
-	assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolClosed)
-	s = p.Stats()
-	assert.Equal(t, uint64(2), s.Rejected)
-	assert.Equal(t, 0, s.Idle)
-	waitRunning(t, p, 0)
-}
-
-func TestPoolRelease(t *testing.T) {
-	t.Run("submitting to a released pool returns ErrPoolClosed", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2)
-			assert.False(t, p.IsClosed())
-			p.Release()
-			assert.True(t, p.IsClosed())
-			ran := make(chan struct{}, 1)
-			assert.ErrorIs(t, submitNow(t, p.submit, signal(ran)), ants.ErrPoolClosed)
-			// Once no goroutine of the pool is left, none can run it later.
-			p.Reboot()
-			require.NoError(t, p.ReleaseTimeout(long))
-			assert.Empty(t, ran, "a task refused by a released pool ran")
-		})
-	})
-	t.Run("Release wakes blocked callers with ErrPoolClosed", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p, _ := k.mustNewFull(t, 1, ants.WithDisablePurge(true))
-			results := blockedSubmits(t, p, 3, func() { t.Error("a task refused by Release ran") })
-
-			p.Release()
-			for _, errc := range results {
-				assert.ErrorIs(t, recv(t, errc, "a blocked Submit to return"), ants.ErrPoolClosed)
-			}
-			assert.Equal(t, 0, p.Waiting())
-			assert.Equal(t, 1, p.Running(), "the busy worker exits only after its task")
-		})
-	})
-	t.Run("releasing twice is a no-op", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2)
-			done := make(chan struct{})
-			require.NoError(t, p.submit(signal(done)))
-			recv(t, done, "the task")
-			p.Release()
-			p.Release()
-			assert.True(t, p.IsClosed())
-			assert.ErrorIs(t, p.ReleaseTimeout(long), ants.ErrPoolClosed)
-			assert.ErrorIs(t, p.ReleaseContext(boundedContext(t)), ants.ErrPoolClosed)
-			assert.True(t, p.IsClosed())
-		})
-	})
-	t.Run("ReleaseTimeout waits for busy workers", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2)
-			g := newGate(t)
-			var finished atomic.Bool
-			started := make(chan struct{}, 1)
-			require.NoError(t, p.submit(func() {
-				g.task(started)()
-				finished.Store(true)
-			}))
-			recv(t, started, "the task")
-
-			errc := asyncChecked(func() error { return p.ReleaseTimeout(long) }, func() {
-				assert.True(t, finished.Load(), "ReleaseTimeout returned before the task finished")
-			})
-			waitUntil(t, "the pool is closed", p.IsClosed)
-			assertNoRecv(t, errc, "ReleaseTimeout returning while a task runs")
-			g.open()
-			assert.NoError(t, recv(t, errc, "ReleaseTimeout"))
-			assert.Equal(t, 0, p.Running())
-		})
-	})
-	t.Run("ReleaseTimeout returns ErrTimeout while a task outlasts it", func(t *testing.T) {
-		forEveryPool(t, func(t *testing.T, k poolKind) {
-			ignore := goleak.IgnoreCurrent()
-			p := k.mustNew(t, 2)
-			g := newGate(t)
-			occupy(t, p, g, 1)
-			err := p.ReleaseTimeout(10 * time.Millisecond)
-			assert.ErrorIs(t, err, ants.ErrTimeout)
-			if p.members > 1 {
-				assert.EqualError(t, err, "pool 0: operation timed out", "the member pool that holds the task, and only it")
-			}
-			assert.True(t, p.IsClosed())
-
-			// Once the task ends, nothing of the pool is left behind.
-			g.open()
-			p.Reboot()
-			require.NoError(t, p.ReleaseTimeout(long))
-			goleak.VerifyNone(t, ignore)
-		})
-	})
-	t.Run("ReleaseContext returns the context's error if it ends first", func(t *testing.T) {
-		forEveryPool(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2)
-			occupy(t, p, newGate(t), 1)
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			err := p.ReleaseContext(ctx)
-			assert.ErrorIs(t, err, context.Canceled)
-			if p.members > 1 {
-				assert.EqualError(t, err, "pool 0: context canceled")
-			}
-			assert.True(t, p.IsClosed())
-		})
-	})
-	t.Run("ReleaseContext with a nil context returns without waiting", func(t *testing.T) {
-		forEveryPool(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2)
-			occupy(t, p, newGate(t), 1) // held until the test ends
-			var ctx context.Context
-			assert.NoError(t, p.ReleaseContext(ctx))
-			assert.True(t, p.IsClosed())
-			assert.Equal(t, 1, p.Running())
-		})
-	})
-	t.Run("no goroutine of the pool is left once ReleaseTimeout returns nil", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			ignore := goleak.IgnoreCurrent()
-			// The system clock: the purge goroutine runs with a real ticker.
-			p := k.mustNew(t, 4)
-			idle, busy := newGate(t), newGate(t)
-			occupy(t, p, idle, 3)
-			occupy(t, p, busy, 1)
-			idle.open()
-			waitIdle(t, p, 3)
-
-			errc := make(chan error, 1)
-			go func() { errc <- p.ReleaseTimeout(long) }()
-			waitUntil(t, "the pool is closed", p.IsClosed)
-			busy.open()
-			require.NoError(t, recv(t, errc, "ReleaseTimeout"))
-			goleak.VerifyNone(t, ignore)
-			assert.Equal(t, 0, p.Running())
-		})
-	})
-	t.Run("Reboot reopens a released pool and leaves an open one alone", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 2)
-			done := make(chan struct{})
-			p.Reboot()
-			assert.False(t, p.IsClosed())
-			require.NoError(t, p.submit(signal(done)))
-			recv(t, done, "a task before Release")
-
-			require.NoError(t, p.ReleaseTimeout(long))
-			p.Reboot()
-			assert.False(t, p.IsClosed())
-			assert.Equal(t, 2, p.Cap())
-			require.NoError(t, p.submit(signal(done)))
-			recv(t, done, "a task after Reboot")
-
-			p.Release()
-			p.Reboot()
-			require.NoError(t, p.submit(signal(done)))
-			recv(t, done, "a task after a Release without waiting and a Reboot")
-		})
-	})
-	t.Run("concurrent releases close the pool once", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 4)
-			g := newGate(t)
-			occupy(t, p, g, 2)
-			start := make(chan struct{})
-			errs := make(chan error, 6)
-			var wg sync.WaitGroup
-			for i := 0; i < 8; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					switch i % 4 {
-					case 0:
-						p.Release()
-					case 1:
-						errs <- p.ReleaseContext(boundedContext(t))
-					default:
-						errs <- p.ReleaseTimeout(long)
-					}
-				}()
-			}
-			close(start)
-			g.open()
-			wg.Wait()
-			close(errs)
-			succeeded := 0
-			for err := range errs {
-				if err == nil {
-					succeeded++
-				} else {
-					assert.ErrorIs(t, err, ants.ErrPoolClosed)
-				}
-			}
-			assert.LessOrEqual(t, succeeded, 1, "more than one call closed the pool")
-			assert.True(t, p.IsClosed())
-		})
-	})
-	t.Run("of concurrent ReleaseTimeout calls exactly one succeeds", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			p := k.mustNew(t, 4)
-			g := newGate(t)
-			occupy(t, p, g, 2)
-			start := make(chan struct{})
-			errs := make(chan error, 6)
-			for i := 0; i < 6; i++ {
-				go func() {
-					<-start
-					errs <- p.ReleaseTimeout(long)
-				}()
-			}
-			close(start)
-			g.open()
-			succeeded := 0
-			for i := 0; i < 6; i++ {
-				if err := recv(t, errs, "ReleaseTimeout"); err == nil {
-					succeeded++
-				} else {
-					assert.ErrorIs(t, err, ants.ErrPoolClosed)
-				}
-			}
-			assert.Equal(t, 1, succeeded)
-		})
-	})
-	t.Run("a caller racing Release does not wait for a busy task", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
-			for i := 0; i < 50; i++ {
-				p, err := k.new(1, ants.WithDisablePurge(true))
-				require.NoError(t, err)
-				g := &gate{ch: make(chan struct{})}
-				occupy(t, p, g, 1)
-				errc := submitAsync(p.submit, func() {})
-				go p.Release()
-				err = recv(t, errc, "a Submit racing Release")
-				g.open()
-				assert.ErrorIs(t, err, ants.ErrPoolClosed)
-				p.Reboot()
-				require.NoError(t, p.ReleaseTimeout(long))
-			}
-		})
-	})
-}
-
 func TestPoolRunsEveryAcceptedTaskExactlyOnce(t *testing.T) {
 	configs := []struct {
 		name string
@@ -939,7 +207,7 @@ func TestPoolRunsEveryAcceptedTaskExactlyOnce(t *testing.T) {
 	}
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
-			forEachKind(t, func(t *testing.T, k poolKind) {
+			forSinglePools(t, func(t *testing.T, k poolKind) {
 				testExactlyOnce(t, k.mustNew(t, 3, cfg.opts...))
 			})
 		})
@@ -1067,7 +335,7 @@ func TestPoolLosesNoWakeUp(t *testing.T) {
 		{name: "Release wakes a blocked caller", free: func(p *testPool) { p.Release() }, want: ants.ErrPoolClosed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			forEachKind(t, func(t *testing.T, k poolKind) {
+			forSinglePools(t, func(t *testing.T, k poolKind) {
 				p := k.mustNew(t, 1, append(c.opts, ants.WithFakeClock(ants.NewFakeClock()))...)
 				g := newGate(t)
 				started := make(chan struct{}, 1)
@@ -1096,7 +364,7 @@ func TestPoolLosesNoWakeUp(t *testing.T) {
 		})
 	}
 	t.Run("callers contending for few workers all get through", func(t *testing.T) {
-		forEachKind(t, func(t *testing.T, k poolKind) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
 			for _, size := range []int{1, 2} {
 				p := k.mustNew(t, size, ants.WithFakeClock(ants.NewFakeClock()))
 				const callers, perCaller = 8, 200

@@ -18,7 +18,7 @@ func recorder(order chan<- int, i int) func() {
 }
 
 func TestQueueSize(t *testing.T) {
-	forEachKind(t, func(t *testing.T, k poolKind) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
 		t.Run("Submit returns at once while the buffer has room", func(t *testing.T) {
 			p, l := k.mustNewFull(t, 1, ants.WithQueueSize(3))
 			var ran atomic.Int32
@@ -177,7 +177,7 @@ func TestQueueSize(t *testing.T) {
 
 // Buffered tasks are accepted tasks: Release must not lose them.
 func TestQueueSizeAcrossRelease(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		t.Run("every buffered task runs exactly once across Release, and ReleaseTimeout waits for them", func(t *testing.T) {
 			const perPool = 5
 			p, l := k.mustNewFull(t, 2, ants.WithQueueSize(perPool))

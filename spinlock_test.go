@@ -67,13 +67,31 @@ func TestSpinLock(t *testing.T) {
 		assert.True(t, recv(t, acquired, "the waiter to acquire the lock"), "Lock returned while the lock was held")
 	})
 	t.Run("the zero value is unlocked and the lock is reusable", func(t *testing.T) {
+		// Each Lock must return: on the zero value, and after each Unlock.
+		// They run on a goroutine of their own, so that a Lock that spins
+		// for ever fails the test after long instead of hanging the suite.
 		var l ants.SpinLock
-		n := 0
-		for range 3 {
-			l.Lock()
-			n++
-			l.Unlock()
+		locked := make(chan int)
+		go func() {
+			for i := range 3 {
+				l.Lock()
+				locked <- i
+				l.Unlock()
+			}
+		}()
+		for i := range 3 {
+			assert.Equal(t, i, recv(t, locked, "Lock of an unlocked lock to return"))
 		}
-		assert.Equal(t, 3, n)
+		// Reused, it still excludes: a second Lock waits for the Unlock.
+		l.Lock()
+		acquired := make(chan struct{})
+		go func() {
+			l.Lock()
+			close(acquired)
+			l.Unlock()
+		}()
+		assertNoRecv(t, acquired, "a Lock of the held lock returning")
+		l.Unlock()
+		recv(t, acquired, "the waiting Lock to return after Unlock")
 	})
 }

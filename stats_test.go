@@ -13,7 +13,7 @@ import (
 )
 
 func TestStats(t *testing.T) {
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		t.Run("a snapshot reports every field", func(t *testing.T) {
 			var handled atomic.Int32
 			p := k.mustNew(t, 2, ants.WithQueueSize(1), ants.WithDisablePurge(true),
@@ -170,4 +170,64 @@ func TestStats(t *testing.T) {
 		assert.Equal(t, uint64(1), s.Completed)
 		assert.Zero(t, s.Panicked)
 	})
+}
+
+func TestPoolStats(t *testing.T) {
+	t.Run("the counters add up", func(t *testing.T) {
+		forSinglePools(t, testStatsCounters)
+	})
+	t.Run("Queued counts buffered tasks", func(t *testing.T) {
+		forSinglePools(t, func(t *testing.T, k poolKind) {
+			p, g := k.mustNewFull(t, 1, ants.WithQueueSize(2), ants.WithDisablePurge(true))
+			require.NoError(t, p.submit(func() {}))
+			require.NoError(t, p.submit(func() {}))
+			s := p.Stats()
+			assert.Equal(t, 2, s.Queued)
+			assert.Equal(t, 0, s.Waiting)
+			g.open()
+			waitIdle(t, p, 1)
+			assert.Equal(t, 0, p.Stats().Queued)
+			assert.Equal(t, uint64(3), p.Stats().Completed)
+		})
+	})
+}
+
+func testStatsCounters(t *testing.T, k poolKind) {
+	p := k.mustNew(t, 1, ants.WithMaxBlockingTasks(1), ants.WithDisablePurge(true),
+		ants.WithPanicHandler(func(any) {}))
+	assert.Equal(t, ants.Stats{Cap: 1}, p.Stats())
+
+	g := newGate(t)
+	occupy(t, p, g, 1)
+	ran := make(chan struct{}, 1)
+	waiter := blocked(t, p, 1, func() error { return p.submit(signal(ran)) })
+	assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolOverload)
+	s := p.Stats()
+	assert.Equal(t, 1, s.Cap)
+	assert.Equal(t, 1, s.Running)
+	assert.Equal(t, 0, s.Idle)
+	assert.Equal(t, 1, s.Waiting)
+	assert.Equal(t, uint64(1), s.Submitted)
+	assert.Equal(t, uint64(1), s.Rejected)
+
+	g.open()
+	require.NoError(t, recv(t, waiter, "the blocked Submit"))
+	recv(t, ran, "the blocked caller's task")
+	waitIdle(t, p, 1)
+	require.NoError(t, p.submit(func() { panic("counted") }))
+	waitUntil(t, "the panic is counted", func() bool { return p.Stats().Panicked == 1 })
+	waitRunning(t, p, 0) // the panic ended the worker
+
+	s = p.Stats()
+	assert.Equal(t, uint64(3), s.Submitted)
+	assert.Equal(t, uint64(2), s.Completed)
+	assert.Equal(t, uint64(1), s.Panicked)
+	assert.Equal(t, s.Submitted, s.Completed+s.Panicked, "a quiet pool has finished every task it accepted")
+
+	p.Release()
+	assert.ErrorIs(t, submitNow(t, p.submit, func() {}), ants.ErrPoolClosed)
+	s = p.Stats()
+	assert.Equal(t, uint64(2), s.Rejected)
+	assert.Equal(t, 0, s.Idle)
+	waitRunning(t, p, 0)
 }

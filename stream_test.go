@@ -24,7 +24,7 @@ func upTo(n int) []int {
 }
 
 func TestStream(t *testing.T) {
-	forEachParent(t, testStream)
+	forParents(t, testStream)
 }
 
 func testStream(t *testing.T, k poolKind) {
@@ -203,7 +203,7 @@ func testStream(t *testing.T, k poolKind) {
 // and bounds what piles up: once StreamWindow tasks are outstanding, Go
 // waits until the first one finishes.
 func TestStreamSlowFirstTaskBoundsMemory(t *testing.T) {
-	forEachParent(t, func(t *testing.T, k poolKind) {
+	forParents(t, func(t *testing.T, k poolKind) {
 		p := k.parent(t, 4)
 		s := ants.NewStream(p)
 		out := newOrderLog(t)

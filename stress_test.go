@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,27 +32,38 @@ import (
 //     Submitted == Completed + Panicked;
 //   - no call blocks for longer than stressCallBound (a hang fails the test
 //     with a dump of every goroutine);
-//   - after the final ReleaseTimeout, no goroutine is left.
+//   - after the final ReleaseTimeout, no goroutine is left (checked once
+//     every kind and configuration has finished: they run in parallel).
 //
-// It is bounded in time (stressDuration per pool kind and configuration,
-// a tenth of it under -short) and in count (stressMaxOps per goroutine).
+// It is bounded in time (stressDuration per pool kind and configuration)
+// and in count (stressMaxOps per goroutine and epoch).
 
 const (
 	stressGoroutines = 8
-	stressMaxOps     = 3000
 	stressEpochs     = 3
 	stressExpiry     = 2 * time.Millisecond
 	stressCallBound  = 10 * time.Second
 )
 
-// stressDuration is how long each pool kind and configuration is hammered;
-// 8 kinds x 7 configurations make it about 11 s in all.
+// stressDuration is how long each pool kind and configuration is hammered.
+// The 8 kinds x 7 configurations run go test's -parallel at a time
+// (GOMAXPROCS by default), which makes it about 6 s in all on 2 cores, 11 s
+// on one; a tenth of it under -short, and two and a half times as long with
+// ANTS_LONG_TESTS=1 (longTests).
 func stressDuration() time.Duration {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		return 20 * time.Millisecond
+	case longTests():
+		return 500 * time.Millisecond
 	}
 	return 200 * time.Millisecond
 }
+
+// stressMaxOps is the most calls each goroutine makes in an epoch: 3000 in
+// 200 ms, so that time ends the run of every configuration where the calls
+// wait, and the count only ends those that refuse tasks at once.
+func stressMaxOps() int { return max(3000, 15*int(stressDuration()/time.Millisecond)) }
 
 // stressConfig is one way of configuring a pool.
 type stressConfig struct {
@@ -276,13 +285,6 @@ func (h *stressHarness) hung(msg string) {
 	})
 }
 
-// stressFatalHang dumps every goroutine and fails the test.
-func stressFatalHang(t *testing.T, msg string) {
-	t.Helper()
-	_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
-	t.Fatalf("hang: %s (goroutines dumped to stderr)", msg)
-}
-
 // await waits for wg, or fails the test with a goroutine dump if the
 // watchdog reports a hang or wg takes longer than bound.
 func (h *stressHarness) await(wg *sync.WaitGroup, what string, bound time.Duration) {
@@ -295,9 +297,9 @@ func (h *stressHarness) await(wg *sync.WaitGroup, what string, bound time.Durati
 	select {
 	case <-done:
 	case <-h.hang:
-		stressFatalHang(h.t, *h.hangMsg.Load())
+		fatalHang(h.t, *h.hangMsg.Load())
 	case <-time.After(bound):
-		stressFatalHang(h.t, fmt.Sprintf("%s took longer than %v", what, bound))
+		fatalHang(h.t, fmt.Sprintf("%s took longer than %v", what, bound))
 	}
 }
 
@@ -308,7 +310,7 @@ func (h *stressHarness) waitFor(what string, cond func() bool) {
 	deadline := time.Now().Add(stressCallBound)
 	for !cond() {
 		if time.Now().After(deadline) {
-			stressFatalHang(h.t, "waiting until "+what)
+			fatalHang(h.t, "waiting until "+what)
 		}
 		runtime.Gosched()
 	}
@@ -316,10 +318,20 @@ func (h *stressHarness) waitFor(what string, cond func() bool) {
 
 var errStressTask = errors.New("stress: task failed")
 
+// TestStress runs testStress on every kind and configuration, in parallel:
+// each run hammers a pool of its own and mostly waits on its tasks, its
+// timers and its blocked callers (alone, a run keeps a fifth of a core
+// busy, four fifths under -race), so that two at a time make as many calls
+// each as one alone, or more. Goroutines of the other runs are about while one ends, so the check
+// that none is left behind is made once every run has ended.
 func TestStress(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
 	forEveryKind(t, func(t *testing.T, kind poolKind) {
+		t.Parallel()
 		for _, cfg := range stressConfigs {
 			t.Run(cfg.name, func(t *testing.T) {
+				t.Parallel()
 				testStress(t, kind, cfg)
 			})
 		}
@@ -327,8 +339,7 @@ func TestStress(t *testing.T) {
 }
 
 func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
-	ignore := goleak.IgnoreCurrent()
-	h := newStressHarness(t, stressGoroutines*stressMaxOps*stressEpochs+stressEpochs+1)
+	h := newStressHarness(t, stressGoroutines*stressMaxOps()*stressEpochs+stressEpochs+1)
 	target, err := kind.new(cfg.size, cfg.options(h)...)
 	if err != nil {
 		t.Fatalf("creating the pool: %v", err)
@@ -401,7 +412,6 @@ func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
 	}
 	h.checkTasks()
 	stopWatch()
-	goleak.VerifyNone(t, ignore)
 
 	for op := range ops {
 		if ops[op].Load() == 0 && !testing.Short() && (op != stressOpGroup || target.submitter() != nil) {
@@ -460,7 +470,7 @@ func stressTaskArg(id int) int {
 // hammer is one submitting goroutine: it makes random calls until the
 // deadline or stressMaxOps calls.
 func (h *stressHarness) hammer(g int, p *testPool, cfg stressConfig, deadline time.Time, ops *[stressOpCount]atomic.Int64) {
-	for n := 0; n < stressMaxOps && time.Now().Before(deadline); n++ {
+	for n, maxOps := 0, stressMaxOps(); n < maxOps && time.Now().Before(deadline); n++ {
 		op := stressPickOp()
 		if op == stressOpGroup && p.submitter() == nil {
 			op = stressOpSubmit
@@ -739,212 +749,4 @@ func (h *stressHarness) checkTasks() {
 	if len(bad) > 0 {
 		h.errorf("%d tasks broke exactly-once: %s", len(bad), strings.Join(bad[:min(len(bad), 5)], "; "))
 	}
-}
-
-// TestMultiPoolReleaseRacingRebootLeavesItUsable races Release with Reboot on an open multi-pool, then reboots it: it must then take a
-// task. The stress test found the bug (a Reboot between release's close of
-// the multi-pool and of its sub-pools left IsClosed() false with every
-// sub-pool closed, and Reboot a no-op); it showed about once in 30,000
-// rounds, so this runs many short rounds.
-func TestMultiPoolReleaseRacingRebootLeavesItUsable(t *testing.T) {
-	budget := 300 * time.Millisecond
-	if testing.Short() {
-		budget /= 10
-	}
-	deadline := time.Now().Add(budget)
-	for i := 0; i < 100000 && time.Now().Before(deadline); i++ {
-		mp, err := ants.NewMultiPool(2, 1, ants.RoundRobin, ants.WithDisablePurge(true))
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			<-start
-			mp.Reboot()
-		}()
-		go func() {
-			defer wg.Done()
-			<-start
-			mp.Release()
-		}()
-		close(start)
-		wg.Wait()
-		mp.Reboot()
-		closed := mp.IsClosed()
-		err = mp.TrySubmit(func() {})
-		// Whatever the outcome of the race, close every sub-pool and wait.
-		mp.Release()
-		mp.Reboot()
-		if rerr := mp.ReleaseTimeout(stressCallBound); rerr != nil {
-			t.Fatalf("iteration %d: ReleaseTimeout: %v", i, rerr)
-		}
-		if err != nil {
-			t.Fatalf("iteration %d: after Release raced Reboot, then Reboot: IsClosed() = %v, TrySubmit = %v", i, closed, err)
-		}
-	}
-}
-
-// TestTuneBackUpRestoresCapacityAtOnce shrinks a pool with idle workers and
-// grows it back: with one task running and a capacity of 2, a second task
-// must be taken at once.
-func TestTuneBackUpRestoresCapacityAtOnce(t *testing.T) {
-	p, err := ants.NewPool(2, ants.WithNonblocking(true), ants.WithDisablePurge(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := p.ReleaseTimeout(stressCallBound); err != nil {
-			t.Errorf("ReleaseTimeout: %v", err)
-		}
-	}()
-	for i := 0; i < 100; i++ {
-		// Two idle workers.
-		var started, finished sync.WaitGroup
-		gate := make(chan struct{})
-		started.Add(2)
-		finished.Add(2)
-		for j := 0; j < 2; j++ {
-			if err := p.Submit(func() { started.Done(); <-gate; finished.Done() }); err != nil {
-				t.Fatalf("round %d: submit %d: %v", i, j, err)
-			}
-		}
-		started.Wait()
-		close(gate)
-		finished.Wait()
-		h := &stressHarness{t: t}
-		h.waitFor("two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
-
-		p.Tune(1)
-		p.Tune(2)
-		busy := make(chan struct{})
-		if err := p.Submit(func() { <-busy }); err != nil {
-			t.Fatalf("round %d: the first task after Tune(1), Tune(2): %v", i, err)
-		}
-		err := p.TrySubmit(func() {})
-		close(busy)
-		if err != nil {
-			t.Fatalf("round %d: with 1 task running and Cap() = %d, TrySubmit = %v (Running() = %d)", i, p.Cap(), err, p.Running())
-		}
-		h.waitFor("every worker idle", func() bool { s := p.Stats(); return s.Running == s.Idle })
-	}
-}
-
-// TestShrinkThenGrowServesAtOnce shrinks a pool with idle workers and grows
-// it back at once, many times, so that growing finds the worker the shrink
-// stopped still alive, or exiting, or gone. Whichever, the grown pool must
-// take two tasks without waiting, serve a queued or waiting task at once,
-// run each task once, and keep at most Cap workers once stopped ones have
-// exited.
-func TestShrinkThenGrowServesAtOnce(t *testing.T) {
-	ignore := goleak.IgnoreCurrent()
-	rounds := 60
-	if testing.Short() {
-		rounds = 15
-	}
-	for _, queued := range []bool{false, true} {
-		opts := []ants.Option{ants.WithDisablePurge(true)}
-		if queued {
-			opts = append(opts, ants.WithQueueSize(1))
-		}
-		p, err := ants.NewPool(2, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := &stressHarness{t: t, hang: make(chan struct{})}
-		for i := 0; i < rounds && !t.Failed(); i++ {
-			shrinkThenGrowRound(t, h, p, i, queued)
-		}
-		if err := p.ReleaseTimeout(stressCallBound); err != nil {
-			t.Errorf("ReleaseTimeout: %v", err)
-		}
-	}
-	goleak.VerifyNone(t, ignore)
-}
-
-// shrinkThenGrowRound is one round of TestShrinkThenGrowServesAtOnce on a
-// pool of capacity 2 with every worker idle or gone.
-func shrinkThenGrowRound(t *testing.T, h *stressHarness, p *ants.Pool, round int, queued bool) {
-	t.Helper()
-	var runs atomic.Int32
-	count := func() { runs.Add(1) }
-	twoIdle := func() {
-		t.Helper()
-		// Both tasks must start, on two workers, before either ends. The
-		// second may wait for a worker that a shrink stopped and that has
-		// not exited yet, which takes it rather than let a new worker start
-		// above the goroutine bound.
-		warm := make(chan struct{})
-		var started sync.WaitGroup
-		started.Add(2)
-		for i := 0; i < 2; i++ {
-			if err := p.Submit(func() { count(); started.Done(); <-warm }); err != nil {
-				t.Fatalf("round %d: warming submit %d: %v", round, i, err)
-			}
-		}
-		started.Wait()
-		close(warm)
-		h.waitFor("two idle workers", func() bool { s := p.Stats(); return s.Idle == 2 && s.Running == 2 })
-	}
-	atRest := func(want int32) {
-		t.Helper()
-		h.waitFor("every worker idle and every stopped one gone", func() bool {
-			s := p.Stats()
-			return s.Completed == s.Submitted && s.Running == s.Idle
-		})
-		if r := p.Running(); r > p.Cap() {
-			t.Fatalf("round %d: Running() = %d > Cap() = %d at rest", round, r, p.Cap())
-		}
-		if n := runs.Load(); n != want {
-			t.Fatalf("round %d: %d task runs, want %d", round, n, want)
-		}
-	}
-
-	// Shrink and grow back with nothing to do: two tasks must fit at once.
-	twoIdle()
-	p.Tune(1)
-	p.Tune(2)
-	hold := make(chan struct{})
-	for i := 0; i < 2; i++ {
-		if err := p.TrySubmit(func() { count(); <-hold }); err != nil {
-			t.Fatalf("round %d: TrySubmit %d right after Tune(1), Tune(2): %v", round, i, err)
-		}
-	}
-	close(hold)
-	atRest(4)
-
-	// One task running, shrink, one more task (queued, or a waiting
-	// caller), grow back: the second task must start at once.
-	twoIdle()
-	gate := make(chan struct{})
-	if err := p.Submit(func() { count(); <-gate }); err != nil {
-		t.Fatalf("round %d: %v", round, err)
-	}
-	p.Tune(1)
-	ran := make(chan struct{})
-	second := func() { count(); close(ran) }
-	if queued {
-		if err := p.Submit(second); err != nil {
-			t.Fatalf("round %d: queued submit: %v", round, err)
-		}
-	} else {
-		errc := make(chan error, 1)
-		go func() { errc <- p.Submit(second) }()
-		h.waitFor("the caller to wait", func() bool { return p.Waiting() == 1 })
-		defer func() {
-			if err := <-errc; err != nil {
-				t.Errorf("round %d: the waiting caller: %v", round, err)
-			}
-		}()
-	}
-	p.Tune(2)
-	select {
-	case <-ran:
-	case <-time.After(stressCallBound):
-		stressFatalHang(t, fmt.Sprintf("round %d: Tune(2) did not start the pending task", round))
-	}
-	close(gate)
-	atRest(8)
 }

@@ -52,7 +52,7 @@ func assertSubStats(t *testing.T, p *testPool, want ants.Stats) {
 
 func TestSubpoolLimit(t *testing.T) {
 	t.Run("at most size tasks run at once, on the parent's workers", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			parent := k.exactParent(t, 8)
 			s := subTestPool(t, parent, 2)
 			ran := make(chan struct{}, 1)
@@ -74,7 +74,7 @@ func TestSubpoolLimit(t *testing.T) {
 		})
 	})
 	t.Run("a sub-pool without a limit of its own is bounded by its parent", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			parent := k.exactParent(t, 2)
 			for _, size := range []int{0, -1} {
 				s := subTestPool(t, parent, size)
@@ -101,7 +101,7 @@ func TestSubpoolLimit(t *testing.T) {
 
 func TestSubpoolWaiters(t *testing.T) {
 	t.Run("waiting callers are served in FIFO order", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 1)
 			g := newGate(t)
 			occupy(t, s, g, 1)
@@ -119,7 +119,7 @@ func TestSubpoolWaiters(t *testing.T) {
 		})
 	})
 	t.Run("a caller whose context ends leaves, and the slot goes to the next", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 1)
 			g := newGate(t)
 			occupy(t, s, g, 1)
@@ -143,7 +143,7 @@ func TestSubpoolWaiters(t *testing.T) {
 		})
 	})
 	t.Run("mass cancellation of waiting callers leaks no slot", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			parent := k.exactParent(t, 8)
 			s := subTestPool(t, parent, 2)
 			g := newGate(t)
@@ -172,7 +172,7 @@ func TestSubpoolWaiters(t *testing.T) {
 		})
 	})
 	t.Run("a slot handed over as the caller's context ends is neither lost nor doubled", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 1)
 			var runs atomic.Int32
 			var took, left int
@@ -209,7 +209,7 @@ func TestSubpoolWaiters(t *testing.T) {
 		})
 	})
 	t.Run("a caller that finds its slot granted and its context done gives the slot back", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 1)
 			for round := 0; round < 20 && !t.Failed(); round++ {
 				g := newGate(t)
@@ -253,14 +253,14 @@ func (c lateContext) Err() error {
 
 func TestSubpoolTrySubmit(t *testing.T) {
 	t.Run("a full sub-pool refuses at once", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 1)
 			occupy(t, s, newGate(t), 1)
 			assert.ErrorIs(t, submitNow(t, s.trySubmit, func() { t.Error("a refused task ran") }), ants.ErrPoolOverload)
 		})
 	})
 	t.Run("a full parent refuses at once, and the slot is given back", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			parent := k.exactParent(t, 2)
 			s := subTestPool(t, parent, 4)
 			occupyPool(t, parent, newGate(t), 2)
@@ -282,7 +282,7 @@ func TestSubpoolTrySubmit(t *testing.T) {
 
 func TestSubpoolPanics(t *testing.T) {
 	t.Run("a panic frees the slot and reaches the parent's PanicHandler", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			panics := make(chan any, 1)
 			parent := k.exactParent(t, 4, ants.WithPanicHandler(func(v any) { panics <- v }))
 			s := subTestPool(t, parent, 1)
@@ -305,7 +305,7 @@ func TestSubpoolPanics(t *testing.T) {
 		})
 	})
 	t.Run("runtime.Goexit frees the slot", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 4), 1)
 			require.NoError(t, s.submit(runtime.Goexit))
 			ran := make(chan struct{}, 1)
@@ -319,7 +319,7 @@ func TestSubpoolPanics(t *testing.T) {
 
 func TestSubpoolRelease(t *testing.T) {
 	t.Run("Release refuses new tasks and wakes waiters; accepted tasks still run", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			parent := k.exactParent(t, 8)
 			s := subTestPool(t, parent, 1)
 			refused := func() { t.Error("a refused task ran") }
@@ -355,7 +355,7 @@ func TestSubpoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseTimeout waits for running tasks", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 2)
 			g := newGate(t)
 			var finished atomic.Int32
@@ -374,7 +374,7 @@ func TestSubpoolRelease(t *testing.T) {
 		})
 	})
 	t.Run("ReleaseTimeout and ReleaseContext give up when told to", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 2)
 			assert.NoError(t, s.ReleaseTimeout(0), "an idle sub-pool has nothing to wait for")
 			s.Reboot()
@@ -408,7 +408,7 @@ func TestSubpoolRelease(t *testing.T) {
 		assert.NoError(t, recv(t, errc, "ReleaseTimeout"))
 	})
 	t.Run("a released parent makes submits fail with its error, and the slot is given back", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			parent := k.exactParent(t, 4)
 			s := subTestPool(t, parent, 1)
 			refused := func() { t.Error("a refused task ran") }
@@ -434,7 +434,7 @@ func TestSubpoolRelease(t *testing.T) {
 
 func TestSubpoolTune(t *testing.T) {
 	t.Run("growing admits waiting callers at once", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 1)
 			g := newGate(t)
 			occupy(t, s, g, 1)
@@ -460,7 +460,7 @@ func TestSubpoolTune(t *testing.T) {
 		})
 	})
 	t.Run("shrinking admits new tasks only once the excess has finished", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := subTestPool(t, k.exactParent(t, 8), 3)
 			gates := []*gate{newGate(t), newGate(t), newGate(t)}
 			for _, g := range gates {
@@ -485,7 +485,7 @@ func TestSubpoolTune(t *testing.T) {
 
 func TestSubpoolNested(t *testing.T) {
 	t.Run("nested sub-pools under load never exceed either limit", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			outer := newSubpool(t, k.exactParent(t, 6), 4)
 			a, b := newSubpool(t, outer, 2), newSubpool(t, outer, 3)
 			var nA, nB, nOuter, maxA, maxB, maxOuter, ran atomic.Int32
@@ -550,7 +550,7 @@ func TestSubpoolNested(t *testing.T) {
 		})
 	})
 	t.Run("groups run on sub-pools", func(t *testing.T) {
-		forEachParent(t, func(t *testing.T, k poolKind) {
+		forParents(t, func(t *testing.T, k poolKind) {
 			s := newSubpool(t, k.exactParent(t, 8), 2)
 			rg := ants.NewResultGroup[int](s)
 			for i := 1; i <= 5; i++ {
@@ -569,7 +569,7 @@ func TestSubpoolNested(t *testing.T) {
 }
 
 func TestSubpoolRunsEveryAcceptedTaskExactlyOnce(t *testing.T) {
-	forEachParent(t, func(t *testing.T, k poolKind) {
+	forParents(t, func(t *testing.T, k poolKind) {
 		testExactlyOnce(t, subTestPool(t, k.exactParent(t, 4), 3))
 	})
 	t.Run("Nonblocking parent", func(t *testing.T) {
