@@ -169,7 +169,7 @@ func TestPriorityAging(t *testing.T) {
 // wakes the waiting callers of every level with ErrPoolClosed.
 func TestPriorityLeavesRefusalsAlone(t *testing.T) {
 	top := ants.ContextWithPriority(context.Background(), math.MaxInt)
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		t.Run("MaxBlockingTasks", func(t *testing.T) {
 			p := k.mustNew(t, 1, ants.WithMaxBlockingTasks(1))
 			g := newGate(t)
@@ -253,7 +253,7 @@ func TestPriorityFromContext(t *testing.T) {
 // from every constructor that takes options.
 func TestPriorityAgingValidated(t *testing.T) {
 	bad := ants.WithPriorityAging(-time.Nanosecond)
-	forEveryPool(t, func(t *testing.T, k poolKind) {
+	forSingleAndMultiPools(t, func(t *testing.T, k poolKind) {
 		_, err := k.new(2, bad)
 		assert.ErrorIs(t, err, ants.ErrInvalidPriorityAging)
 	})
