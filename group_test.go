@@ -410,7 +410,9 @@ func TestGroupPanic(t *testing.T) {
 		recv(t, done, "a task after the panics")
 		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, handled.Load())
-		assert.Equal(t, uint64(101), p.Stats().Completed)
+		s := p.Stats()
+		assert.Equal(t, uint64(51), s.Completed, "the 50 tasks that returned and the task after the panics")
+		assert.Equal(t, uint64(50), s.Panicked, "a panic the group caught is the pool's panicked task all the same")
 	})
 }
 

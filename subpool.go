@@ -41,6 +41,7 @@ type Subpool struct {
 	parent Submitter
 	try    TrySubmitter // the parent, if it has TrySubmit; nil if not
 	obs    Observer     // the parent's observer, if it is one of the package's Submitters
+	marks  bool         // the parent is one of the package's pools (marksPanics)
 
 	// mu guards the fields below up to the atomics.
 	mu sync.Mutex
@@ -82,6 +83,7 @@ func NewSubpool(parent Submitter, size int) *Subpool {
 	s := &Subpool{parent: parent}
 	s.try, _ = parent.(TrySubmitter)
 	s.obs = observerOf(parent)
+	s.marks = marksPanics(parent)
 	if size <= 0 {
 		size = -1
 	}
@@ -128,9 +130,9 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 	if task == nil {
 		return rejectNil(&s.rejected, &s.closed)
 	}
-	var tm wrapperTimer // times task, unless it times itself
+	run := wrapperRun{onPanic: panicPassed} // times task, unless it times itself
 	if s.obs != nil && !self {
-		tm = wrapperTimer{s.obs, nanotime()}
+		run.obs, run.submitted = s.obs, nanotime()
 	}
 	if err := ctx.Err(); err != nil {
 		s.rejected.Add(1)
@@ -147,14 +149,14 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
-		return s.hand(ctx, task, try, tm)
+		return s.hand(ctx, task, try, run)
 	}
 	if try {
 		s.mu.Unlock()
 		s.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return s.waitUnlock(ctx, task, tm)
+	return s.waitUnlock(ctx, task, run)
 }
 
 // waitUnlock queues the caller, unlocks s.mu, and waits until a slot is
@@ -167,7 +169,7 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 // handed over just as ctx ends is neither lost nor used twice: the caller
 // finds it taken and gives it back (refused), which hands it to the next
 // waiter.
-func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer) error {
+func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun) error {
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
 	w := &waiter[chan struct{}]{arg: make(chan struct{})}
@@ -196,17 +198,17 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer) 
 		s.refused()
 		return err
 	}
-	return s.hand(ctx, task, false, tm)
+	return s.hand(ctx, task, false, run)
 }
 
 // hand submits task to the parent; the caller holds a slot, which the task
 // gives back when it ends, or hand gives back at once if the parent refuses.
-// tm times the task (the zero timer if it times itself, see submit); with
-// an observer it goes to the parent self-timed either way.
-func (s *Subpool) hand(ctx context.Context, task func(), try bool, tm wrapperTimer) error {
+// run times the task (untimed if it times itself, see submit); with an
+// observer it goes to the parent self-timed either way.
+func (s *Subpool) hand(ctx context.Context, task func(), try bool, run wrapperRun) error {
 	t := newSubTask(s, task)
-	t.timer = tm
-	via := wrapperTimer{obs: s.obs}
+	t.how = run
+	via := wrapperRun{obs: s.obs}
 	var err error
 	if try {
 		err = via.trySubmit(s.try, t.run)
@@ -214,7 +216,7 @@ func (s *Subpool) hand(ctx context.Context, task func(), try bool, tm wrapperTim
 		err = via.submitContext(s.parent, ctx, t.run)
 	}
 	if err != nil {
-		t.s, t.task, t.timer = nil, nil, wrapperTimer{}
+		t.s, t.task, t.how = nil, nil, wrapperRun{}
 		subTasks.Put(t)
 		s.refused()
 	}
@@ -275,10 +277,10 @@ func (s *Subpool) grantLocked() {
 // a task to the parent allocates nothing in steady state; sync.Pool rather
 // than a list on the sub-pool, so that an idle sub-pool keeps nothing.
 type subTask struct {
-	s     *Subpool
-	task  func()
-	timer wrapperTimer // times task for the observer, if it is not self-timed
-	run   func()       // the exec method value
+	s    *Subpool
+	task func()
+	how  wrapperRun // times task for the observer, if it is not self-timed
+	run  func()     // the exec method value
 }
 
 var subTasks sync.Pool
@@ -294,21 +296,17 @@ func newSubTask(s *Subpool, task func()) *subTask {
 	return t
 }
 
-// exec runs on a worker of the parent. The slot is given back in a defer,
-// so a panic frees it too and then goes on to the parent, whose
-// PanicHandler sees it as usual. A task that calls runtime.Goexit frees its
-// slot the same way and counts as panicked, as in a pool.
+// exec runs on a worker of the parent. runWrapped gives the slot back
+// (finished) when task returns, and when it panics, before the panic goes
+// on to the parent (panicPassed), whose PanicHandler sees it as usual; a
+// wrapper's panicMark goes on the same way. A task that calls
+// runtime.Goexit frees its slot the same way and counts as panicked, as in
+// a pool.
 func (t *subTask) exec() {
-	s, task, tm := t.s, t.task, t.timer
-	t.s, t.task, t.timer = nil, nil, wrapperTimer{}
+	s, task, run := t.s, t.task, t.how
+	t.s, t.task, t.how = nil, nil, wrapperRun{}
 	subTasks.Put(t) // the parent runs its task once: t is free again
 	s.running.Add(1)
-	start := tm.start()
-	ok := false
-	defer func() {
-		tm.done(start, !ok)
-		s.finished(ok)
-	}()
-	task()
-	ok = true
+	runWrapped(run, func() (struct{}, error) { task(); return struct{}{}, nil },
+		func(_ struct{}, err error) { s.finished(err == nil) })
 }
