@@ -46,7 +46,9 @@ var closedCh = func() chan struct{} {
 // future is done at once with that error and fn never runs. If ctx is done
 // after the pool accepted the task but before fn starts, as happens to a task
 // waiting in a task buffer, fn is skipped and the error is ctx.Err(); a ctx
-// done while fn runs is fn's to notice. A panic in fn becomes a *PanicError, and the worker
+// done while fn runs is fn's to notice. A ctx done before Go is called is
+// the future's error without the pool being asked, so the pool does not
+// count it as rejected. A panic in fn becomes a *PanicError, and the worker
 // and the pool carry on: the pool's PanicHandler does not see it, but a
 // pool of this package counts the task in Stats.Panicked. runtime.Goexit in
 // fn becomes a *PanicError too, and ends its worker as in any task. A nil fn
@@ -63,7 +65,11 @@ func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T
 		f.finish(*new(T), ErrNilTask)
 		return f
 	}
-	ctx = orBackground(ctx)
+	ctx, err := liveContext(ctx)
+	if err != nil { // skipped before the pool is asked: not its rejection
+		f.finish(*new(T), err)
+		return f
+	}
 	run := runOn(s)
 	if err := run.submitContext(s, ctx, func() {
 		if err := ctx.Err(); err != nil {

@@ -9,7 +9,9 @@ package ants
 // its panic and returned it as a *PanicError, as does a WorkerPool's task
 // whose panic Process returned. That holds on the package's pools and
 // sub-pools of them; through a Submitter of the user's own, the pool sees a
-// task that returned.
+// task that returned. A wrapper whose context is done skips its next tasks
+// without asking the pool, so they are not Rejected: it reports them in its
+// own error.
 type Stats struct {
 	Cap     int // capacity, -1 if unlimited; a MultiPool's is the sum of its member pools' (-N for N unlimited ones), as its Cap()
 	Running int // workers, busy or idle, as Running()
