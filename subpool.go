@@ -23,17 +23,11 @@ import (
 // The parent must run every task it accepts exactly once, as Pool and
 // MultiPool do; a Submitter that dropped a task would keep its slot forever.
 //
-// What it costs, measured on a busy 2-core machine: a submit with a free
-// slot is one short critical section and the parent's submit, and the task's
-// end one more critical section; with two atomic additions for Running, the
-// sub-pool's own bookkeeping takes 55-110 ns per task
-// (BenchmarkSubpoolOverhead) and allocates nothing in steady state. A caller
-// that waits for a slot allocates a waiter and a channel (about 150 bytes),
-// and if the parent is full as well it waits a second time there: the slot
-// is handed over while the finishing task still holds its worker. So a
-// sub-pool as large as its pool, which fills whenever the pool does, made
-// BenchmarkSubpoolSubmit 250-600 ns per task slower than Pool.Submit, about
-// twice as slow; while the pool has room, a caller waits only once.
+// A submit with a free slot costs one short critical section beside the
+// parent's submit, and the task's end one more; neither allocates in steady
+// state. A caller that finds no free slot waits for one, allocating a
+// waiter, and then, if the parent is full too, waits a second time there;
+// BENCHMARKS.md has the figures.
 //
 // A Subpool is safe for concurrent use by multiple goroutines. It must be
 // created with NewSubpool and must not be copied after first use.
