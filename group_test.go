@@ -411,8 +411,8 @@ func TestGroupPanic(t *testing.T) {
 		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, handled.Load())
 		s := p.Stats()
-		assert.Equal(t, uint64(51), s.Completed, "the 50 tasks that returned and the task after the panics")
-		assert.Equal(t, uint64(50), s.Panicked, "a panic the group caught is the pool's panicked task all the same")
+		assert.Equal(t, uint64(51), s.Completed, "the 50 tasks that returned, and the one after")
+		assert.Equal(t, uint64(50), s.Panicked, "a panic the group caught is the pool's all the same")
 	})
 }
 
@@ -687,15 +687,18 @@ func TestResultGroupCancelledEarlyIsNoRejectionOfThePool(t *testing.T) {
 		r.Go(func() (int, error) { return 0, errTask })
 		recv(t, ctx.Done(), "the group's context, cancelled by the first error")
 		for i := 1; i < n; i++ {
-			r.Go(func() (int, error) { t.Error("a task ran after the group's context was cancelled"); return i, nil })
+			r.Go(func() (int, error) {
+				t.Error("a task ran after the group's context was cancelled")
+				return i, nil
+			})
 		}
 		results, err := r.Wait()
 		assert.ErrorIs(t, err, errTask)
 		assert.Len(t, results, n, "a skipped task keeps its place")
 		for i, l := range p.levels() {
 			s := waitAtRest(t, l)
-			assert.Zero(t, s.Rejected, "level %d below the group counted the group's skips as its rejections", i)
-			assert.Equal(t, uint64(1), s.Submitted, "level %d below the group: only the first task reached it", i)
+			assert.Zero(t, s.Rejected, "level %d below the group counted its skips as rejections", i)
+			assert.Equal(t, uint64(1), s.Submitted, "level %d below the group: only the first task came", i)
 		}
 	})
 }

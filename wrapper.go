@@ -63,26 +63,26 @@ var errPanicking = errors.New("ants: task panicked")
 
 // runWrapped runs fn, a task a wrapper was given, on the worker of the
 // wrapper's pool task that calls it; it is the one place where such a task
-// runs and where its panic is caught. It times fn for run's observer, from
+// runs and where its panic is caught. It times fn for w's observer, from
 // the wrapper's submit call, and hands the outcome to record: fn's results,
 // or R's zero value and a *PanicError if fn panicked or called
 // runtime.Goexit. It reports whether fn panicked.
 //
 // The outcome is recorded before anything else learns of the panic; then,
-// as run.onPanic says, runWrapped returns, or tells the worker
+// as w.onPanic says, runWrapped returns, or tells the worker
 // (panicMarked). With panicPassed, nothing is caught: record gets
 // errPanicking and the panic goes on. runtime.Goexit cannot be stopped: it
 // goes on after record, and ends the worker as it would any pool task.
-func runWrapped[R any](run wrapperRun, fn func() (R, error), record func(R, error)) (panicked bool) {
-	start := run.start()
+func runWrapped[R any](w wrapperRun, fn func() (R, error), record func(R, error)) (panicked bool) {
+	start := w.start()
 	returned := false
 	defer func() {
 		if returned {
 			return
 		}
 		var zero R
-		run.done(start, true)
-		if run.onPanic == panicPassed {
+		w.done(start, true)
+		if w.onPanic == panicPassed {
 			record(zero, errPanicking)
 			return
 		}
@@ -93,13 +93,13 @@ func runWrapped[R any](run wrapperRun, fn func() (R, error), record func(R, erro
 		}
 		record(zero, newPanicError(r))
 		panicked = true
-		if run.onPanic == panicMarked {
+		if w.onPanic == panicMarked {
 			markPanicked()
 		}
 	}()
 	v, err := fn()
 	returned = true
-	run.done(start, false)
+	w.done(start, false)
 	record(v, err)
 	return false
 }
