@@ -5,71 +5,41 @@ import (
 	"time"
 )
 
-// AdaptiveCapacity lets the pool set its own capacity between Min and Max from the
-// run time of its tasks: it grows while growing adds throughput and run time stays
-// near the lowest it has seen, and shrinks when run time rises (tasks queue in the
-// downstream). The size given to the constructor is the starting capacity.
+// AdaptiveCapacity lets the pool set its own capacity between Min and Max
+// from the run time of its tasks: it grows while growing adds throughput and
+// run time stays near the lowest it has seen, and shrinks when run time
+// rises (tasks queue in the downstream). The size given to the constructor
+// is the starting capacity.
 //
 // It is meant for tasks that wait on something of limited concurrency (a
 // database, an API, a disk, a lock): past the number of tasks that
 // something serves at once, more capacity only queues inside it, so every
 // task runs longer for the same throughput. Run time is measured from the
 // start of a task to its end, so it includes that queueing; the time a task
-// waits in the pool before it starts does not count.
+// waits in the pool before it starts does not count, and a task that
+// panicked is not measured.
 //
-// Every Window, once at least 16 tasks accepted at the current capacity
-// have completed, the pool compares their typical run time r (the mean of
-// the middle half, which moves smoothly like a mean and ignores the slowest
-// and fastest quarter like a median) with its baseline b, the lowest
-// typical run time it has seen. With g = (b + slack) / r, kept within
-// [0.5, 1.1], where slack is a tenth of b and at least 20 µs:
+// The pool decides once a Window, when at least 16 tasks accepted at the
+// current capacity have completed; a quiet pool keeps its capacity. Against
+// a downstream that serves K tasks at once it settles a little above K,
+// where run time is a quarter to a half above the lowest. To learn the
+// lowest run time it lowers the capacity for a few Windows at its first
+// decision, and again now and then while the pool is full.
 //
-//   - if the tasks in flight fill at least 80% of the capacity c (by
-//     Little's law: completions per second × mean run time), the capacity
-//     becomes c × g + √c. Near the baseline it grows by up to a tenth plus
-//     √c; as run time rises it grows less, then shrinks, by at most about
-//     half per decision. Against a downstream that serves K tasks at once,
-//     where r grows as c / K past K, it settles where c = 1.1 K + √c (22
-//     for K = 16, 12 for K = 8): the throughput of K, with run time a
-//     quarter to a half above the lowest (less for a larger K);
-//   - if they fill less (demand is lower, or tasks wait for a CPU before
-//     they start), it never grows, and shrinks only when two decisions in a
-//     row find that more than √L of the L tasks in flight queue
-//     (L × (1 - g) > √L), to L × g + √L.
+// It sees only run time, so it cannot see queueing that does not lengthen
+// the tasks: a downstream that fails fast instead of queueing looks like a
+// fast one, and the pool grows; CPU-bound tasks stop its growth a little
+// above GOMAXPROCS, but do not bring down a pool that starts higher; and
+// tasks shorter than about 20 µs give it no signal of queueing at all. A
+// Window should be long enough for many tasks to complete.
 //
-// The baseline is measured in a probe at a low capacity, because one
-// measured while the downstream is already saturated would never come down.
-// At the first decision the capacity drops to half the tasks in flight,
-// then halves again, window after window, while that cuts run time by a
-// quarter; then it returns to where it started, or, if the start queued, to
-// the highest rung that did not. While the pool is full, every 50 decisions
-// it probes again from half its tasks in flight, and goes lower only while
-// run time stays above the old baseline. A decision that sees a lower run
-// time lowers the baseline at once; 5 decisions in a row at Min with run
-// time above it make that run time the baseline. Run time counts for the
-// capacity at which its task was accepted, so tasks accepted before a
-// change never blur the measurement of the next capacity.
+// Tune(n) sets the capacity to n clamped into [Min, Max] and adaptation goes
+// on from there. Each change of capacity is one that a Tune would make, and
+// OnChange is called after it.
 //
-// Where it cannot help: it sees only run time, so it cannot see queueing
-// that does not lengthen the tasks. A downstream that fails fast instead
-// of queueing looks like a fast one, and the pool grows. Tasks that wait
-// for a CPU before they start (CPU-bound tasks shorter than the
-// scheduler's 10 ms time slice) show no rising run time; since the running
-// tasks no longer fill the capacity, growth stops a little above
-// GOMAXPROCS, but a pool that starts higher stays there. Tasks shorter
-// than about 20 µs give no latency signal at all: the pool grows while
-// they keep it busy (counting 5 µs of hand-off per task) and shrinks only
-// if their run time rises by 20 µs. A Window should be long enough for
-// many tasks to complete; with slower tasks, decisions wait for 16 of them.
-//
-// A quiet pool does not drift: without 16 completed tasks at the current
-// capacity within 8 Windows (plus 8 of their mean run times), nothing
-// changes. Tune(n) sets the capacity to n clamped into [Min, Max] and
-// adaptation goes on from there. Each change of capacity is one that a
-// Tune would make, and OnChange is called after it.
-//
-// An AdaptiveCapacity is a plain value: the pool keeps its own copy. What
-// adaptation costs per task is in BENCHMARKS.md.
+// An AdaptiveCapacity is a plain value: the pool keeps its own copy.
+// Between decisions, adapting costs a task one addition to a fixed window
+// and allocates nothing; BENCHMARKS.md has the figures.
 type AdaptiveCapacity struct {
 	Min, Max int                // 1 <= Min <= Max, else the constructor returns ErrInvalidAdaptiveCapacity
 	Window   time.Duration      // how often it decides; 0 means 100 ms
@@ -89,7 +59,7 @@ func (a *AdaptiveCapacity) validate(size int) (start int, err error) {
 }
 
 // The controller's constants. The behaviour they give is documented on
-// AdaptiveCapacity; BENCHMARKS.md has what it measured.
+// adaptiveController; BENCHMARKS.md has what it measured.
 const (
 	adaptiveDefaultWindow = 100 * time.Millisecond
 
@@ -135,16 +105,72 @@ const (
 // allocates nothing; a decision sorts at most 64 kept samples, once a
 // Window.
 //
+// # The decision
+//
+// Every Window, once at least adaptiveMinSamples (16) tasks accepted at the
+// current capacity have completed, the controller compares their typical run
+// time r (the mean of the middle half, which moves smoothly like a mean and
+// ignores the slowest and fastest quarter like a median) with its baseline
+// b, the lowest typical run time it has seen. With g = (b + slack) / r, kept
+// within [0.5, 1.1], where slack is a tenth of b and at least 20 µs:
+//
+//   - if the tasks in flight fill at least 80% of the capacity c (by
+//     Little's law: completions per second × mean run time), the capacity
+//     becomes c × g + √c. Near the baseline it grows by up to a tenth plus
+//     √c; as run time rises it grows less, then shrinks, by at most about
+//     half per decision. Against a downstream that serves K tasks at once,
+//     where r grows as c / K past K, it settles where c = 1.1 K + √c (22
+//     for K = 16, 12 for K = 8): the throughput of K, with run time a
+//     quarter to a half above the lowest (less for a larger K);
+//   - if they fill less (demand is lower, or tasks wait for a CPU before
+//     they start), it never grows, and shrinks only when two decisions in a
+//     row find that more than √L of the L tasks in flight queue
+//     (L × (1 - g) > √L), to L × g + √L.
+//
+// # The baseline
+//
+// The baseline is measured in a probe at a low capacity, because one
+// measured while the downstream is already saturated would never come down.
+// At the first decision the capacity drops to half the tasks in flight,
+// then halves again, window after window, while that cuts run time by a
+// quarter; then it returns to where it started, or, if the start queued, to
+// the highest rung that did not. While the pool is full, every
+// adaptiveProbeEvery (50) decisions it probes again from half its tasks in
+// flight, and goes lower only while run time stays above the old baseline.
+// A decision that sees a lower run time lowers the baseline at once;
+// adaptiveStuckAtMin (5) decisions in a row at Min with run time above it
+// make that run time the baseline. Run time counts for the capacity at which
+// its task was accepted, so tasks accepted before a change never blur the
+// measurement of the next capacity.
+//
+// # Where it cannot help
+//
+// It sees only run time, so it cannot see queueing that does not lengthen
+// the tasks. A downstream that fails fast instead of queueing looks like a
+// fast one, and the pool grows. Tasks that wait for a CPU before they start
+// (CPU-bound tasks shorter than the scheduler's 10 ms time slice) show no
+// rising run time; since the running tasks no longer fill the capacity,
+// growth stops a little above GOMAXPROCS, but a pool that starts higher
+// stays there. Tasks shorter than about 20 µs give no latency signal at all:
+// the pool grows while they keep it busy (counting adaptiveHandoff, 5 µs, of
+// hand-off per task) and shrinks only if their run time rises by 20 µs. With
+// slow tasks, decisions wait for 16 of them.
+//
+// A quiet pool does not drift: without 16 completed tasks at the current
+// capacity within adaptiveStaleWindows (8) Windows, plus 8 of their mean
+// run times, nothing changes.
+//
+// # Where it comes from
+//
 // The algorithm is Envoy's gradient controller (limit × minRTT-with-buffer ÷
 // sampled RTT + √limit, with the RTT measured in probes at low
-// concurrency), with these changes, each for a failure the anchors
-// document:
+// concurrency), with these changes, each with its reason:
 //   - The sampled run time is the window's interquartile mean, not p50: a
 //     median moves in steps when run times cluster, and a mean follows every
 //     GC pause.
 //   - The baseline is never an average of past windows, which under steady
 //     overload soaks up the queueing delay and lets the limit creep up
-//     (Gradient2); it is the lowest window, measured in probes.
+//     (Netflix's Gradient2); it is the lowest window, measured in probes.
 //   - The probe halves the capacity until run time stops falling, instead of
 //     dropping to a fixed minimum: a probe at Min is needlessly costly when
 //     Min is far below the knee, and a fixed low concurrency may still queue

@@ -1,47 +1,46 @@
-// Package ants is a goroutine pool: it runs tasks on a bounded set of
-// recycled goroutines, so that a burst of work cannot start a goroutine per
-// task, and idle goroutines are reclaimed after a while.
+// Package ants runs tasks on a bounded set of recycled goroutines: a burst
+// of work cannot start a goroutine per task, and idle goroutines are
+// reclaimed after a while. It is a drop-in replacement for
+// github.com/panjf2000/ants/v2 (v2.12.1): the same names, signatures, errors
+// and behaviour, so switching is a change of import path.
 //
-// It is a drop-in replacement for github.com/panjf2000/ants/v2 (v2.12.1):
-// the same names, signatures, errors and behaviour, so switching is a change
-// of import path. On top of that it adds context-aware and non-waiting
-// submission (SubmitContext, TrySubmit), groups that wait for their tasks and
-// return the first error or typed results (Group, ResultGroup), a task buffer
-// (WithQueueSize), and counters (Stats). Futures (Go), ordered streams
-// (Stream) and per-key order (Keyed) run on any pool, and sub-pools
-// (NewSubpool) give one part of a program a limit of its own inside it, so
-// that one bounded pool can serve a whole program. WorkerPool gives each
-// worker state of its own across tasks (tunny's model, typed), on the same
-// engine.
+// # Choosing
 //
-// What it costs, measured on a 2-core machine (BENCHMARKS.md): handing a
-// no-op task to a pool of 1000 workers takes about 100-125 ns, from 1 to 64
-// submitters, with or without a task buffer: less than a buffered channel of
-// workers (145-160 ns) and a seventh to a tenth of ants (700-1200 ns). Tasks go through
-// one ring, and busy workers take the next one without parking. A pool that
-// is always full, because it has as many workers as cores, makes every
-// caller wait on a sync.Cond: 180-1200 ns a task, against 120-830 ns for a
-// channel of workers. Invoke and the generic Invoke allocate nothing per
-// task, Submit nothing beyond the caller's closure, and Stats adds no
-// measurable cost. A sub-pool's own bookkeeping adds about 55 ns a task and
-// allocates nothing. Go adds two allocations (the Future and the task's
-// closure, about 110 bytes) and a Stream's Go two (its place in the order
-// and the closure); each costs a few hundred ns more than Submit.
-// Keyed.Submit allocates nothing once warmed up; for an idle key it costs a
-// few hundred ns more than Submit, and for a busy key, whose task only joins
-// the key's queue, about 100 ns. WorkerPool.Process allocates nothing once
-// warmed up; a no-op call and its wait for the result take 700-900 ns on a
-// busy 2-core machine, within 20% of a generic Invoke whose task replies on
-// a channel.
+// A Pool (NewPool) runs the funcs given to Submit; a PoolWithFunc, or its
+// generic twin, calls one function with each Invoke argument and allocates
+// nothing per task; a MultiPool spreads either over several pools, for many
+// submitters. Submit waits while the pool is full, SubmitContext until a
+// context ends, TrySubmit never; WithQueueSize gives the pool a task buffer.
+// Beyond that:
 //
-// Differences from ants that a program could notice: importing the package
-// starts no goroutine, and an idle pool holds none; Submit(nil) returns
-// ErrNilTask; PoolWithFunc.Invoke(nil) calls the function with nil; a
-// shrinking Tune binds at once; Running counts a worker told to stop (by the
-// purge, Release or a shrinking Tune) out at once, so it never exceeds Cap
-// outside a shrinking Tune; Reboot does not wait for the workers of the
-// released pool; MultiPool release errors wrap the member pools' errors
-// (errors.Is(err, ErrTimeout)); and MultiPool has a Release method.
+//   - a task's result: Go, which returns a Future;
+//   - the first error of a set of tasks: Group;
+//   - the typed results of a set, in order: ResultGroup;
+//   - callbacks run one at a time, in the order of their tasks: Stream;
+//   - one task at a time per key, in order: Keyed;
+//   - a limit of its own for one part of a program, inside a shared pool:
+//     Subpool;
+//   - state per worker (a connection, a scratch buffer): WorkerPool;
+//   - to watch it: Stats, and WithObserver for each task's wait and run time.
+//
+// Go, the groups, Stream, Keyed and Subpool run on any Submitter: a Pool, a
+// MultiPool, a Subpool, or a type of the program's own.
+//
+// Handing a task to a pool with an idle worker costs less than sending it to
+// a buffered channel of workers, and Submit allocates nothing beyond the
+// caller's closure; each wrapper's doc says what it adds, and BENCHMARKS.md
+// has the figures.
+//
+// # Differences from ants
+//
+// Importing the package starts no goroutine, and an idle pool holds none;
+// Submit(nil) returns ErrNilTask; PoolWithFunc.Invoke(nil) calls the
+// function with nil; a shrinking Tune binds at once; Running counts a worker
+// told to stop (by the purge, Release or a shrinking Tune) out at once, so it
+// never exceeds Cap outside a shrinking Tune; Reboot does not wait for the
+// workers of the released pool; MultiPool release errors wrap the member
+// pools' errors (errors.Is(err, ErrTimeout)); and MultiPool has a Release
+// method.
 package ants
 
 import (

@@ -63,9 +63,10 @@ var (
 	// when newWorker returned nil.
 	errNilWorker = errors.New("ants: newWorker returned a nil Worker")
 
-	// errGoexit is the value of the *PanicError a WorkerPool task gets when
-	// its Worker called runtime.Goexit.
-	errGoexit = errors.New("ants: Worker called runtime.Goexit")
+	// errGoexit is the value of the *PanicError that a task whose panic
+	// becomes one (a WorkerPool's Process, a wrapper's task: runWrapped)
+	// gets when it called runtime.Goexit.
+	errGoexit = errors.New("ants: task called runtime.Goexit")
 
 	// ErrInvalidAdaptiveCapacity is returned by the constructors when
 	// Options.Adaptive has Min < 1, Max < Min or a negative Window, or is

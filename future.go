@@ -46,10 +46,14 @@ var closedCh = func() chan struct{} {
 // future is done at once with that error and fn never runs. If ctx is done
 // after the pool accepted the task but before fn starts, as happens to a task
 // waiting in a task buffer, fn is skipped and the error is ctx.Err(); a ctx
-// done while fn runs is fn's to notice. A panic in fn becomes a *PanicError,
-// and the worker and the pool carry on (the pool's PanicHandler does not see
-// it). A nil fn gives ErrNilTask, a nil ctx is taken as
-// context.Background(), and a nil s panics.
+// done while fn runs is fn's to notice. A ctx done before Go is called is
+// the future's error without the pool being asked, so the pool does not
+// count it as rejected. A panic in fn becomes a *PanicError, and the worker
+// and the pool carry on: the pool's PanicHandler does not see it, but a
+// pool of this package counts the task in Stats.Panicked. runtime.Goexit in
+// fn becomes a *PanicError too, and ends its worker as in any task. A nil fn
+// gives ErrNilTask, a nil ctx is taken as context.Background(), and a nil s
+// panics.
 //
 // Cost: beside the pool's own, one allocation for the Future and one for the
 // task's closure; Done adds a channel the first time it is called on a
@@ -61,17 +65,18 @@ func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T
 		f.finish(*new(T), ErrNilTask)
 		return f
 	}
-	ctx = orBackground(ctx)
-	tm := timerFor(s)
-	if err := tm.submitContext(s, ctx, func() {
+	ctx, err := liveContext(ctx)
+	if err != nil { // skipped before the pool is asked: not its rejection
+		f.finish(*new(T), err)
+		return f
+	}
+	run := runOn(s)
+	if err := run.submitContext(s, ctx, func() {
 		if err := ctx.Err(); err != nil {
 			f.finish(*new(T), err)
 			return
 		}
-		start := tm.start()
-		v, err := callValue(fn)
-		tm.doneErr(start, err)
-		f.finish(v, err)
+		runWrapped(run, fn, f.finish)
 	}); err != nil {
 		f.finish(*new(T), err)
 	}
@@ -120,11 +125,4 @@ func (f *Future[T]) finish(v T, err error) {
 		close(ch)
 	}
 	f.finished.Done()
-}
-
-// callValue calls fn and returns its results, or a *PanicError with T's
-// zero value if it panics.
-func callValue[T any](fn func() (T, error)) (v T, err error) {
-	defer recoverPanic(&err)
-	return fn()
 }

@@ -243,3 +243,17 @@ func TestFutureMassCancellation(t *testing.T) {
 		assert.Zero(t, cancelledRan.Load(), "a cancelled future ran")
 	})
 }
+
+func TestFutureWithAContextDoneBeforeGoIsNoRejectionOfThePool(t *testing.T) {
+	forKinds(t, takesTasks, func(t *testing.T, k poolKind) {
+		p := k.mustNew(t, 1)
+		_, err := ants.Go(cancelledContext(), p.submitter(), func() (int, error) {
+			t.Error("fn ran with a done context")
+			return 0, nil
+		}).Wait()
+		assert.ErrorIs(t, err, context.Canceled)
+		for i, l := range p.levels() {
+			assert.Zero(t, l.Stats().Rejected, "level %d below the future", i)
+		}
+	})
+}

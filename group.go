@@ -53,15 +53,21 @@ func (g *Group) initContext(parent context.Context, p Submitter) context.Context
 // Go runs task on the pool. If the pool is full it waits, giving up when
 // the group's context is done. An error from the pool (such as
 // ErrPoolClosed), the task's error, or its panic as a *PanicError, is
-// reported by Wait if it is the first.
+// reported by Wait if it is the first. Once the group's context is done, Go
+// skips task without asking the pool, so that the pool does not count the
+// skip as a rejection; Wait reports the context's error if it is the first.
 func (g *Group) Go(task func() error) {
 	if task == nil {
 		g.fail(ErrNilTask)
 		return
 	}
+	if err := g.ctx.Err(); err != nil {
+		g.fail(err)
+		return
+	}
 	g.wg.Add(1)
-	tm := timerFor(g.pool)
-	if err := tm.submitContext(g.pool, g.ctx, g.wrap(task, tm)); err != nil {
+	run := runOn(g.pool)
+	if err := run.submitContext(g.pool, g.ctx, g.wrap(task, run)); err != nil {
 		g.fail(err) // before Done, so that a Wait it ends sees err
 		g.wg.Done()
 	}
@@ -82,8 +88,8 @@ func (g *Group) TryGo(task func() error) bool {
 		return false
 	}
 	g.wg.Add(1)
-	tm := timerFor(g.pool)
-	switch err := tm.trySubmit(tp, g.wrap(task, tm)); err {
+	run := runOn(g.pool)
+	switch err := run.trySubmit(tp, g.wrap(task, run)); err {
 	case nil:
 		return true
 	case ErrPoolOverload:
@@ -107,11 +113,12 @@ func (g *Group) Wait() error {
 }
 
 // wrap returns the pool task for a group task: it skips the task if the
-// group's context is done, reporting the context's error, and turns a panic
-// into a *PanicError. The task counts as done (the deferred Done) only after
-// its error is recorded, so Wait sees it; a task that calls runtime.Goexit
-// counts as done too.
-func (g *Group) wrap(task func() error, tm wrapperTimer) func() {
+// group's context is done, reporting the context's error, and runs it with
+// runWrapped, which turns a panic into a *PanicError. The task counts as
+// done (the deferred Done) only after its error is recorded, so Wait sees
+// it; a task that calls runtime.Goexit counts as done too, with a
+// *PanicError.
+func (g *Group) wrap(task func() error, run wrapperRun) func() {
 	return func() {
 		defer g.wg.Done()
 		if err := g.ctx.Err(); err != nil {
@@ -120,19 +127,15 @@ func (g *Group) wrap(task func() error, tm wrapperTimer) func() {
 			g.fail(err)
 			return
 		}
-		start := tm.start()
-		err := g.call(task)
-		tm.doneErr(start, err)
-		if err != nil {
-			g.fail(err)
-		}
+		runWrapped(run, func() (struct{}, error) { return struct{}{}, task() }, g.record)
 	}
 }
 
-// call calls task and returns its error, or a *PanicError if it panics.
-func (g *Group) call(task func() error) (err error) {
-	defer recoverPanic(&err)
-	return task()
+// record is the outcome of a task: err, if not nil, fails the group.
+func (g *Group) record(_ struct{}, err error) {
+	if err != nil {
+		g.fail(err)
+	}
 }
 
 // fail records err if it is the group's first, and cancels its context.

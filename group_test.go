@@ -398,7 +398,9 @@ func TestGroupPanic(t *testing.T) {
 		recv(t, done, "a task after the panics")
 		require.NoError(t, p.ReleaseTimeout(long))
 		assert.Zero(t, handled.Load())
-		assert.Equal(t, uint64(101), p.Stats().Completed)
+		s := p.Stats()
+		assert.Equal(t, uint64(51), s.Completed, "the 50 tasks that returned, and the one after")
+		assert.Equal(t, uint64(50), s.Panicked, "a panic the group caught is the pool's all the same")
 	})
 }
 
@@ -660,4 +662,31 @@ func (s *lastRefused) SubmitContext(ctx context.Context, task func()) error {
 
 func (s *lastRefused) TrySubmit(task func()) error {
 	return s.SubmitContext(context.Background(), task)
+}
+
+func TestResultGroupCancelledEarlyIsNoRejectionOfThePool(t *testing.T) {
+	// Regression: a ResultGroup whose context was cancelled by its first
+	// error handed each later task to the pool's SubmitContext, which
+	// refused it and counted it as Rejected, though the pool shed nothing.
+	const n = 1000
+	forKinds(t, takesTasks, func(t *testing.T, k poolKind) {
+		p := k.mustNew(t, 2)
+		r, ctx := ants.NewResultGroupContext[int](context.Background(), p.submitter())
+		r.Go(func() (int, error) { return 0, errTask })
+		recv(t, ctx.Done(), "the group's context, cancelled by the first error")
+		for i := 1; i < n; i++ {
+			r.Go(func() (int, error) {
+				t.Error("a task ran after the group's context was cancelled")
+				return i, nil
+			})
+		}
+		results, err := r.Wait()
+		assert.ErrorIs(t, err, errTask)
+		assert.Len(t, results, n, "a skipped task keeps its place")
+		for i, l := range p.levels() {
+			s := waitAtRest(t, l)
+			assert.Zero(t, s.Rejected, "level %d below the group counted its skips as rejections", i)
+			assert.Equal(t, uint64(1), s.Submitted, "level %d below the group: only the first task came", i)
+		}
+	})
 }

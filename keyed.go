@@ -10,7 +10,7 @@ import (
 // Per key rather than in total, so that one hot key cannot make the Submits
 // of the others wait; memory is then at most this many tasks times the
 // number of busy keys, and a key is busy only after p accepted its runner.
-// 4096 tasks (32 KiB of queue per key) absorb bursts without letting a
+// 4096 tasks (64 KiB of queue per key) absorb bursts without letting a
 // stalled key hoard millions of them.
 const keyedQueueLimit = 4096
 
@@ -40,12 +40,17 @@ const keyedMapReset = 1024
 // is released in the meantime. A key that is idle costs nothing: its state is
 // dropped when its last task ends.
 //
+// The run of a key's tasks on one worker is one task of the pool, in its
+// Stats: it counts as panicked if one of the tasks panicked (the Observer
+// reports each task on its own).
+//
 // A Keyed is created by NewKeyed. It is safe for concurrent use by multiple
 // goroutines and must not be copied after first use. A task that submits to
 // its own key, with the key's queue full, waits for itself.
 type Keyed[K comparable] struct {
-	pool Submitter
-	obs  Observer // the pool's, if it is one of the package's Submitters
+	pool  Submitter
+	obs   Observer // the pool's, if it is one of the package's Submitters
+	marks bool     // a runner tells the pool of its tasks' panics (marksPanics)
 
 	// mu guards every field below, and the fields of the keyQueues in keys.
 	mu sync.Mutex
@@ -70,8 +75,8 @@ type Keyed[K comparable] struct {
 // mu.
 type keyQueue[K comparable] struct {
 	key   K
-	first func()       // the task the runner starts with
-	tasks ring[func()] // queued after the running task
+	first keyedTask       // the task the runner starts with
+	tasks ring[keyedTask] // queued after the running task
 	// starting is set while the key's first task waits for the pool: later
 	// Submits for the key wait too, since if the pool refuses it there is
 	// no runner to run what they would queue.
@@ -86,10 +91,16 @@ type keyQueue[K comparable] struct {
 	run  func() // runs the key's tasks on a worker; made once per keyQueue
 }
 
+// keyedTask is one task given to Submit.
+type keyedTask struct {
+	fn func()
+	at int64 // nanotime of its Submit, if the pool has an observer
+}
+
 // NewKeyed returns a Keyed that runs its tasks on p. It panics if p is nil.
 func NewKeyed[K comparable](p Submitter) *Keyed[K] {
 	mustSubmitter(p)
-	k := &Keyed[K]{pool: p, obs: observerOf(p), keys: make(map[K]*keyQueue[K])}
+	k := &Keyed[K]{pool: p, obs: observerOf(p), marks: marksPanics(p), keys: make(map[K]*keyQueue[K])}
 	k.idle.L = &k.mu
 	return k
 }
@@ -127,17 +138,18 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 	}
 	// Each task is timed on its own, from this call: its time in the key's
 	// queue is in its wait; the key's runner is not reported as a task.
+	t := keyedTask{fn: task}
 	if k.obs != nil {
-		task = wrapperTimer{k.obs, nanotime()}.wrap(task)
+		t.at = nanotime()
 	}
 	k.mu.Lock()
 	for {
 		q := k.keys[key]
 		if q == nil {
-			return k.startUnlock(ctx, key, task)
+			return k.startUnlock(ctx, key, t)
 		}
 		if !q.starting && q.tasks.size < keyedQueueLimit {
-			q.tasks.push(task)
+			q.tasks.push(t)
 			k.pending++
 			k.mu.Unlock()
 			return nil
@@ -159,7 +171,7 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 // startUnlock makes key busy with task as its first task, unlocks k.mu and
 // submits the key's runner to the pool. It requires k.mu held and returns
 // with it unlocked.
-func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task func()) error {
+func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task keyedTask) error {
 	q := k.newQueue()
 	q.key, q.first, q.starting = key, task, true
 	gen := q.gen
@@ -168,7 +180,7 @@ func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task func()) error {
 	k.pending++
 	k.mu.Unlock()
 
-	err := wrapperTimer{obs: k.obs}.submitContext(k.pool, ctx, q.run)
+	err := wrapperRun{obs: k.obs}.submitContext(k.pool, ctx, q.run)
 
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -189,13 +201,21 @@ func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task func()) error {
 }
 
 // runKey runs the tasks of q's key, first to last, on the worker it was
-// submitted to, and makes the key idle when none is left.
+// submitted to, and makes the key idle when none is left. A task's panic
+// does not stop the later ones: the runner tells the pool of it once, as it
+// ends (a pool counts the runner as one task that panicked).
 func (k *Keyed[K]) runKey(q *keyQueue[K]) {
 	// q.first was set before q.run was submitted, and is cleared only
 	// after this returns.
 	task := q.first
+	panicked := false
 	for {
-		err := callFunc(task)
+		var err error
+		run := wrapperRun{obs: k.obs, submitted: task.at}
+		if runWrapped(run, func() (struct{}, error) { task.fn(); return struct{}{}, nil },
+			func(_ struct{}, e error) { err = e }) {
+			panicked = true
+		}
 		k.mu.Lock()
 		if err != nil && k.err == nil {
 			k.err = err
@@ -204,6 +224,9 @@ func (k *Keyed[K]) runKey(q *keyQueue[K]) {
 		if q.tasks.size == 0 {
 			k.drop(q)
 			k.mu.Unlock()
+			if panicked && k.marks {
+				markPanicked()
+			}
 			return
 		}
 		if q.tasks.size == keyedQueueLimit {
@@ -271,9 +294,9 @@ func (k *Keyed[K]) drop(q *keyQueue[K]) {
 		return
 	}
 	var zero K
-	q.key, q.first, q.starting = zero, nil, false
+	q.key, q.first, q.starting = zero, keyedTask{}, false
 	if len(q.tasks.items) > keyedQueueKeep {
-		q.tasks = ring[func()]{}
+		q.tasks = ring[keyedTask]{}
 	}
 	k.free = append(k.free, q)
 }

@@ -2,6 +2,16 @@ package ants
 
 // Stats is a snapshot of a pool's state and counters. When the pool is
 // quiet (no task running or waiting), Submitted == Completed + Panicked.
+//
+// The counters are the pool's, whoever submitted the tasks: a task of Go, a
+// Group, a Stream or a Keyed is one task of the pool it runs on (a Keyed
+// key's run of tasks is one), and counts as panicked if the wrapper caught
+// its panic and returned it as a *PanicError, as does a WorkerPool's task
+// whose panic Process returned. That holds on the package's pools and
+// sub-pools of them; through a Submitter of the user's own, the pool sees a
+// task that returned. A wrapper whose context is done skips its next tasks
+// without asking the pool, so they are not Rejected: it reports them in its
+// own error.
 type Stats struct {
 	Cap     int // capacity, -1 if unlimited; a MultiPool's is the sum of its member pools' (-N for N unlimited ones), as its Cap()
 	Running int // workers, busy or idle, as Running()
@@ -11,7 +21,7 @@ type Stats struct {
 
 	Submitted uint64 // tasks accepted: their submit call returned nil
 	Completed uint64 // tasks that returned
-	Panicked  uint64 // tasks that panicked (or called runtime.Goexit)
+	Panicked  uint64 // tasks that panicked (or called runtime.Goexit), caught by a wrapper or not
 	Rejected  uint64 // submit calls that returned an error
 }
 

@@ -79,7 +79,9 @@ func NewStream(p Submitter) *Stream {
 // without a deadline. A task the pool refuses, a nil task (ErrNilTask) and a
 // task that panics (*PanicError) have no callback but keep their place, so
 // the callbacks after them are not held back; Wait reports the first such
-// error, and the first panic of a callback.
+// error, and the first panic of a callback. A task's panic counts in the
+// Stats.Panicked of a pool of this package; a callback's, which is not a
+// task, does not.
 //
 // Cost: beside the pool's own, two allocations (the place in the order and
 // the task's closure).
@@ -102,12 +104,11 @@ func (s *Stream) Go(task func() func()) {
 		s.finish(it, nil, ErrNilTask)
 		return
 	}
-	tm := timerFor(s.pool)
-	if err := tm.submitContext(s.pool, context.Background(), func() {
-		start := tm.start()
-		cb, err := callTask(task)
-		tm.doneErr(start, err)
-		s.finish(it, cb, err)
+	run := runOn(s.pool)
+	if err := run.submitContext(s.pool, context.Background(), func() {
+		runWrapped(run, func() (func(), error) { return task(), nil }, func(cb func(), err error) {
+			s.finish(it, cb, err)
+		})
 	}); err != nil {
 		s.finish(it, nil, err)
 	}
@@ -150,8 +151,11 @@ func (s *Stream) finish(it *streamItem, cb func(), err error) {
 		}
 		s.mu.Unlock()
 		var err error
-		if h.callback != nil {
-			err = callFunc(h.callback)
+		if cb := h.callback; cb != nil {
+			// A callback is not a task: its panic is the stream's error
+			// alone (panicKept, the zero wrapperRun).
+			runWrapped(wrapperRun{}, func() (struct{}, error) { cb(); return struct{}{}, nil },
+				func(_ struct{}, e error) { err = e })
 		}
 		s.mu.Lock()
 		s.record(err)
@@ -167,11 +171,4 @@ func (s *Stream) record(err error) {
 	if err != nil && s.err == nil {
 		s.err = err
 	}
-}
-
-// callTask calls task and returns its callback, or a *PanicError if it
-// panics.
-func callTask(task func() func()) (cb func(), err error) {
-	defer recoverPanic(&err)
-	return task(), nil
 }

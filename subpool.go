@@ -23,17 +23,11 @@ import (
 // The parent must run every task it accepts exactly once, as Pool and
 // MultiPool do; a Submitter that dropped a task would keep its slot forever.
 //
-// What it costs, measured on a busy 2-core machine: a submit with a free
-// slot is one short critical section and the parent's submit, and the task's
-// end one more critical section; with two atomic additions for Running, the
-// sub-pool's own bookkeeping takes 55-110 ns per task
-// (BenchmarkSubpoolOverhead) and allocates nothing in steady state. A caller
-// that waits for a slot allocates a waiter and a channel (about 150 bytes),
-// and if the parent is full as well it waits a second time there: the slot
-// is handed over while the finishing task still holds its worker. So a
-// sub-pool as large as its pool, which fills whenever the pool does, made
-// BenchmarkSubpoolSubmit 250-600 ns per task slower than Pool.Submit, about
-// twice as slow; while the pool has room, a caller waits only once.
+// A submit with a free slot costs one short critical section beside the
+// parent's submit, and the task's end one more; neither allocates in steady
+// state. A caller that finds no free slot waits for one, allocating a
+// waiter, and then, if the parent is full too, waits a second time there;
+// BENCHMARKS.md has the figures.
 //
 // A Subpool is safe for concurrent use by multiple goroutines. It must be
 // created with NewSubpool and must not be copied after first use.
@@ -41,6 +35,7 @@ type Subpool struct {
 	parent Submitter
 	try    TrySubmitter // the parent, if it has TrySubmit; nil if not
 	obs    Observer     // the parent's observer, if it is one of the package's Submitters
+	marks  bool         // the parent is one of the package's pools (marksPanics)
 
 	// mu guards the fields below up to the atomics.
 	mu sync.Mutex
@@ -84,6 +79,7 @@ func NewSubpool(parent Submitter, size int) *Subpool {
 	s.waitq.init(false, 0)
 	s.try, _ = parent.(TrySubmitter)
 	s.obs = observerOf(parent)
+	s.marks = marksPanics(parent)
 	if size <= 0 {
 		size = -1
 	}
@@ -130,9 +126,9 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 	if task == nil {
 		return rejectNil(&s.rejected, &s.closed)
 	}
-	var tm wrapperTimer // times task, unless it times itself
+	run := wrapperRun{onPanic: panicPassed} // times task, unless it times itself
 	if s.obs != nil && !self {
-		tm = wrapperTimer{s.obs, nanotime()}
+		run.obs, run.submitted = s.obs, nanotime()
 	}
 	if err := ctx.Err(); err != nil {
 		s.rejected.Add(1)
@@ -149,14 +145,14 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
-		return s.hand(ctx, task, try, tm)
+		return s.hand(ctx, task, try, run)
 	}
 	if try {
 		s.mu.Unlock()
 		s.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return s.waitUnlock(ctx, task, tm)
+	return s.waitUnlock(ctx, task, run)
 }
 
 // waitUnlock queues the caller, unlocks s.mu, and waits until a slot is
@@ -169,7 +165,7 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 // handed over just as ctx ends is neither lost nor used twice: the caller
 // finds it taken and gives it back (refused), which hands it to the next
 // waiter.
-func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer) error {
+func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun) error {
 	// The level is read only on the way to waiting, and without s.mu: a
 	// Context's Value is the user's code. The sub-pool may have changed
 	// meanwhile, so the caller looks again.
@@ -185,7 +181,7 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer) 
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
-		return s.hand(ctx, task, false, tm)
+		return s.hand(ctx, task, false, run)
 	}
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
@@ -215,17 +211,17 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), tm wrapperTimer) 
 		s.refused()
 		return err
 	}
-	return s.hand(ctx, task, false, tm)
+	return s.hand(ctx, task, false, run)
 }
 
 // hand submits task to the parent; the caller holds a slot, which the task
 // gives back when it ends, or hand gives back at once if the parent refuses.
-// tm times the task (the zero timer if it times itself, see submit); with
-// an observer it goes to the parent self-timed either way.
-func (s *Subpool) hand(ctx context.Context, task func(), try bool, tm wrapperTimer) error {
+// run times the task (untimed if it times itself, see submit); with an
+// observer it goes to the parent self-timed either way.
+func (s *Subpool) hand(ctx context.Context, task func(), try bool, run wrapperRun) error {
 	t := newSubTask(s, task)
-	t.timer = tm
-	via := wrapperTimer{obs: s.obs}
+	t.how = run
+	via := wrapperRun{obs: s.obs}
 	var err error
 	if try {
 		err = via.trySubmit(s.try, t.run)
@@ -233,7 +229,7 @@ func (s *Subpool) hand(ctx context.Context, task func(), try bool, tm wrapperTim
 		err = via.submitContext(s.parent, ctx, t.run)
 	}
 	if err != nil {
-		t.s, t.task, t.timer = nil, nil, wrapperTimer{}
+		t.s, t.task, t.how = nil, nil, wrapperRun{}
 		subTasks.Put(t)
 		s.refused()
 	}
@@ -295,10 +291,10 @@ func (s *Subpool) grantLocked() {
 // a task to the parent allocates nothing in steady state; sync.Pool rather
 // than a list on the sub-pool, so that an idle sub-pool keeps nothing.
 type subTask struct {
-	s     *Subpool
-	task  func()
-	timer wrapperTimer // times task for the observer, if it is not self-timed
-	run   func()       // the exec method value
+	s    *Subpool
+	task func()
+	how  wrapperRun // times task for the observer, if it is not self-timed
+	run  func()     // the exec method value
 }
 
 var subTasks sync.Pool
@@ -314,21 +310,17 @@ func newSubTask(s *Subpool, task func()) *subTask {
 	return t
 }
 
-// exec runs on a worker of the parent. The slot is given back in a defer,
-// so a panic frees it too and then goes on to the parent, whose
-// PanicHandler sees it as usual. A task that calls runtime.Goexit frees its
-// slot the same way and counts as panicked, as in a pool.
+// exec runs on a worker of the parent. runWrapped gives the slot back
+// (finished) when task returns, and when it panics, before the panic goes
+// on to the parent (panicPassed), whose PanicHandler sees it as usual; a
+// wrapper's panicMark goes on the same way. A task that calls
+// runtime.Goexit frees its slot the same way and counts as panicked, as in
+// a pool.
 func (t *subTask) exec() {
-	s, task, tm := t.s, t.task, t.timer
-	t.s, t.task, t.timer = nil, nil, wrapperTimer{}
+	s, task, run := t.s, t.task, t.how
+	t.s, t.task, t.how = nil, nil, wrapperRun{}
 	subTasks.Put(t) // the parent runs its task once: t is free again
 	s.running.Add(1)
-	start := tm.start()
-	ok := false
-	defer func() {
-		tm.done(start, !ok)
-		s.finished(ok)
-	}()
-	task()
-	ok = true
+	runWrapped(run, func() (struct{}, error) { task(); return struct{}{}, nil },
+		func(_ struct{}, err error) { s.finished(err == nil) })
 }

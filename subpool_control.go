@@ -132,7 +132,9 @@ func (s *Subpool) Reboot() {
 // counters are its own: Submitted its tasks the parent accepted, Completed
 // and Panicked how they ended, Rejected its submit calls that returned an
 // error, whoever refused them. A panic in a task of nested sub-pools counts
-// in the Panicked of every level, and of the pool below them.
+// in the Panicked of every level, and of the pool below them; so does one
+// that a wrapper on the sub-pool (Go, a Group, a Stream, a Keyed) returned
+// as a *PanicError, if the pool below is one of the package's.
 func (s *Subpool) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -52,10 +52,11 @@ type goWorker[T any] struct {
 
 	// The timing of the current task, if the pool is timed (timing.go): its
 	// stamp, when it started (0: not yet read), and whether it is running.
-	// panicked is set by a task whose panic its pool kind caught, so that
-	// the observer is told. Only the worker's goroutine uses them, except
-	// stamp, which takeLocked sets under the pool's lock before the worker
-	// runs the task.
+	// panicked is set for a task whose panic its pool kind caught (a
+	// WorkerPool's fn, a panicMark), so that the observer is told and
+	// afterTask counts it as panicked. Only the worker's goroutine uses
+	// them, except stamp, which takeLocked sets under the pool's lock
+	// before the worker runs the task.
 	stamp    taskStamp
 	start    int64
 	inTask   bool
@@ -72,9 +73,26 @@ type goWorker[T any] struct {
 // of p.live as it ends, which is how ReleaseTimeout knows that none is
 // left.
 //
+// A task whose panic its wrapper caught and reported ends with a panicMark
+// (wrapper.go): runTasks returns true, the task counts as panicked, and
+// the worker goes on.
+func (w *goWorker[T]) run(arg T) {
+	for w.runTasks(arg) {
+		var ok bool
+		if arg, ok = w.pool.afterTask(w); !ok {
+			w.pool.recycle(w)
+			return
+		}
+	}
+}
+
+// runTasks runs arg, then the tasks afterTask gives it, until the worker
+// must exit (it returns false), or a task ends with a panicMark (it returns
+// true, see run).
+//
 // Since a panic ends its worker, as in ants, one deferred recover around
 // the whole loop serves every task, instead of one per task.
-func (w *goWorker[T]) run(arg T) {
+func (w *goWorker[T]) runTasks(arg T) (marked bool) {
 	p := w.pool
 	returned := false // the loop ended normally: afterTask counted w out
 	defer func() {
@@ -88,6 +106,11 @@ func (w *goWorker[T]) run(arg T) {
 		// bound by the time the panic handler runs; the capacity it held
 		// goes at once to waiting callers and buffered tasks.
 		r := recover()
+		if _, ok := r.(panicMark); ok {
+			p.markedPanic(w)
+			marked = true
+			return
+		}
 		if p.timed {
 			p.observePanic(w)
 		}
@@ -114,7 +137,7 @@ func (w *goWorker[T]) run(arg T) {
 		var ok bool
 		if arg, ok = p.afterTask(w); !ok {
 			returned = true
-			return
+			return false
 		}
 	}
 }
@@ -130,7 +153,12 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			p.adaptLocked(n) // the worker still counts as busy meanwhile
 		}
 	}
-	p.completed++
+	if w.panicked { // a panic its pool kind caught
+		p.panicked++
+		w.panicked = false
+	} else {
+		p.completed++
+	}
 	p.busy--
 	taken := p.admitLocked()
 	for {
@@ -245,6 +273,18 @@ func (p *poolCore[T]) countOutLocked() {
 	if p.live == 0 {
 		closeZero(&p.allExited)
 	}
+}
+
+// markedPanic settles the task of w that ended with a panicMark: its
+// wrapper has reported it (observer included), and w goes on to afterTask,
+// which counts it as panicked. It runs on w's goroutine.
+func (p *poolCore[T]) markedPanic(w *goWorker[T]) {
+	if p.timed {
+		p.observePanic(w)
+		w.ran = -1 // not a sample for the adaptive capacity
+		w.start = 0
+	}
+	w.panicked = true
 }
 
 // recycle clears what w kept for its goroutine and puts it in the cache

@@ -50,7 +50,7 @@ type Worker[T, R any] interface {
 // the worker exits all the same. A Worker's Process that calls
 // runtime.Goexit ends its goroutine: its caller gets a *PanicError, and the
 // Worker is closed. Close must not call runtime.Goexit. Stats counts a task
-// whose panic was returned as completed, as it does Go's.
+// whose panic was returned as panicked, as it does Go's.
 //
 // A WorkerPool is safe for concurrent use by multiple goroutines. It must
 // be created with NewWorkerPool and must not be copied after first use.

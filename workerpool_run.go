@@ -13,40 +13,47 @@ import (
 // runTask is the WorkerPool's fn: it runs t on the Worker of w's goroutine,
 // making the Worker first if the goroutine has none yet.
 func (p *WorkerPool[T, R]) runTask(w *goWorker[workerTask[T, R]], t workerTask[T, R]) {
-	var zero R
 	if err := t.ctx.Err(); err != nil {
 		// The caller gave up while the task waited in the ring or the
 		// buffer: no Worker sees arg, and none is made for it.
+		var zero R
 		t.out.finish(zero, err)
 		return
 	}
-	// One deferred call per task catches panics of newWorker and of the
-	// Worker, and runtime.Goexit, which recover does not see: done tells
-	// it apart from a normal return.
-	done := false
-	defer func() {
-		if !done {
-			p.fail(w, t.out, recover())
+	// runWrapped catches a panic of newWorker or of the Worker, and
+	// runtime.Goexit; returned tells those apart from a normal return.
+	returned := false
+	runWrapped(wrapperRun{}, func() (R, error) {
+		v, err := p.process(w, t)
+		returned = true
+		return v, err
+	}, func(v R, err error) {
+		if !returned {
+			p.fail(w, err.(*PanicError))
 		}
-	}()
+		t.out.finish(v, err)
+	})
+}
+
+// process runs t on the Worker of w's goroutine, which it makes first if
+// there is none. A newWorker that returns nil makes the task a panic, which
+// leaves the goroutine as it is.
+func (p *WorkerPool[T, R]) process(w *goWorker[workerTask[T, R]], t workerTask[T, R]) (R, error) {
 	s, _ := w.local.(*workerState[T, R])
 	if s == nil {
 		if s = p.startWorker(w); s == nil {
-			done = true
-			w.panicked = true // a panic of this task, for the observer
-			t.out.finish(zero, newPanicError(errNilWorker))
-			return
+			w.panicked = true // a panic of this task, for the observer and Stats
+			var zero R
+			return zero, newPanicError(errNilWorker)
 		}
 	}
-	v, err := s.w.Process(t.ctx, t.arg)
-	done = true
-	t.out.finish(v, err)
+	return s.w.Process(t.ctx, t.arg)
 }
 
 // startWorker makes the Worker of w's goroutine, with the smallest free id,
 // and keeps it in w.local. It returns nil if newWorker returned nil; if
 // newWorker panics or calls runtime.Goexit, the panic goes on to runTask's
-// deferred call. Either way no Worker exists and the id is free again.
+// runWrapped. Either way no Worker exists and the id is free again.
 func (p *WorkerPool[T, R]) startWorker(w *goWorker[workerTask[T, R]]) (s *workerState[T, R]) {
 	id := p.ids.take()
 	defer func() {
@@ -61,18 +68,17 @@ func (p *WorkerPool[T, R]) startWorker(w *goWorker[workerTask[T, R]]) (s *worker
 	return s
 }
 
-// fail answers the task whose newWorker or Worker.Process panicked with
-// value r, or called runtime.Goexit (r == nil). It runs on w's goroutine,
-// from runTask's deferred call.
-func (p *WorkerPool[T, R]) fail(w *goWorker[workerTask[T, R]], out resultSink[R], r any) {
-	var zero R
-	if r != nil {
+// fail settles the task whose newWorker or Worker.Process panicked, or
+// called runtime.Goexit (pe.Value is errGoexit), before its caller is
+// answered with pe. It runs on w's goroutine, within runTask's runWrapped.
+func (p *WorkerPool[T, R]) fail(w *goWorker[workerTask[T, R]], pe *PanicError) {
+	if pe.Value != errGoexit {
 		// The Worker's state may be broken: the goroutine retires after
 		// this task, and the engine's onExit closes the Worker. The panic
-		// is the caller's error; the PanicHandler does not see it.
+		// is the caller's error; the PanicHandler does not see it, but
+		// the pool counts the task as panicked (afterTask).
 		w.retire = true
-		w.panicked = true // for the observer
-		out.finish(zero, newPanicError(r))
+		w.panicked = true
 		return
 	}
 	// runtime.Goexit: the goroutine ends through the engine's panic path,
@@ -80,7 +86,6 @@ func (p *WorkerPool[T, R]) fail(w *goWorker[workerTask[T, R]], out resultSink[R]
 	// start, before it calls onExit. Close the Worker now, so that its id
 	// is free before a new worker can need one.
 	p.closeWorker(w)
-	out.finish(zero, newPanicError(errGoexit))
 }
 
 // closeWorker closes the Worker of w's goroutine, if it has one, and then
@@ -94,10 +99,12 @@ func (p *WorkerPool[T, R]) closeWorker(w *goWorker[workerTask[T, R]]) {
 		return
 	}
 	w.local = nil
-	if err := callFunc(s.w.Close); err != nil {
-		pe := err.(*PanicError) // callFunc returns nothing else
-		p.handlePanic(pe.Value, pe.Stack)
-	}
+	runWrapped(wrapperRun{}, func() (struct{}, error) { s.w.Close(); return struct{}{}, nil },
+		func(_ struct{}, err error) {
+			if pe, ok := err.(*PanicError); ok {
+				p.handlePanic(pe.Value, pe.Stack)
+			}
+		})
 	p.ids.put(s.id)
 }
 

@@ -1,0 +1,213 @@
+package ants
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// The wrappers (Go, Group and ResultGroup, Stream, Keyed, Subpool) run the
+// tasks they are given inside tasks of their own on a pool, through any
+// Submitter. This file is what they share: how such a pool task is
+// submitted (wrapperRun's submitContext and trySubmit), and how it runs the
+// wrapper's task (runWrapped), which times it for the pool's observer,
+// catches its panic, records the outcome and, on the package's own pools,
+// tells the worker that the task panicked (panicMark).
+
+// wrapperRun is how one task of a wrapper runs on a pool: whether and from
+// when it is timed for the pool's observer, and what becomes of its panic.
+// The zero value times nothing and keeps a caught panic to the wrapper.
+type wrapperRun struct {
+	obs       Observer // the observer of the pool below; nil: not timed
+	submitted int64    // nanotime of the wrapper's submit call, if obs is set
+	onPanic   panicWay
+}
+
+// panicWay is what becomes of a panic of a wrapper's task once runWrapped
+// has recorded it.
+type panicWay uint8
+
+const (
+	// panicKept: runWrapped returns, and the pool below is told nothing
+	// (a Submitter of the user's own), or is told later by the pool task
+	// (Keyed's runner), or never (a Stream's callbacks, a Worker's Close),
+	// or by the engine's fn itself (WorkerPool).
+	panicKept panicWay = iota
+
+	// panicMarked: runWrapped then panics with panicMark, which tells the
+	// worker below that its task panicked (see markPanicked).
+	panicMarked
+
+	// panicPassed: the panic is not caught but goes on to the pool below,
+	// whose PanicHandler sees it (a Subpool's own tasks).
+	panicPassed
+)
+
+// panicMark is the value a wrapper's pool task panics with, once the
+// wrapper has recorded the panic of its task as a *PanicError, to tell the
+// worker of the package's pool below that the task panicked. The worker
+// recognises it (goWorker.run): it counts the task in Stats.Panicked, does
+// not call the PanicHandler, and goes on with its next task. Each Subpool
+// on the way counts it in its own Panicked. Only the package's code sees
+// it: wrappers raise it only on the package's own Submitters (marksPanics).
+type panicMark struct{}
+
+// markPanicked tells the worker running the calling pool task that a task
+// of the wrapper panicked, and that the wrapper has reported it. It does
+// not return.
+func markPanicked() { panic(panicMark{}) }
+
+// errPanicking is what record gets from runWrapped for a task whose panic,
+// or runtime.Goexit, goes on to the pool below (panicPassed).
+var errPanicking = errors.New("ants: task panicked")
+
+// runWrapped runs fn, a task a wrapper was given, on the worker of the
+// wrapper's pool task that calls it; it is the one place where such a task
+// runs and where its panic is caught. It times fn for w's observer, from
+// the wrapper's submit call, and hands the outcome to record: fn's results,
+// or R's zero value and a *PanicError if fn panicked or called
+// runtime.Goexit. It reports whether fn panicked.
+//
+// The outcome is recorded before anything else learns of the panic; then,
+// as w.onPanic says, runWrapped returns, or tells the worker
+// (panicMarked). With panicPassed, nothing is caught: record gets
+// errPanicking and the panic goes on. runtime.Goexit cannot be stopped: it
+// goes on after record, and ends the worker as it would any pool task.
+func runWrapped[R any](w wrapperRun, fn func() (R, error), record func(R, error)) (panicked bool) {
+	start := w.start()
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		var zero R
+		w.done(start, true)
+		if w.onPanic == panicPassed {
+			record(zero, errPanicking)
+			return
+		}
+		r := recover()
+		if r == nil { // runtime.Goexit, which recover does not stop
+			record(zero, newPanicError(errGoexit))
+			return
+		}
+		record(zero, newPanicError(r))
+		panicked = true
+		if w.onPanic == panicMarked {
+			markPanicked()
+		}
+	}()
+	v, err := fn()
+	returned = true
+	w.done(start, false)
+	record(v, err)
+	return false
+}
+
+// runOn returns the wrapperRun of a task submitted to s now.
+func runOn(s Submitter) wrapperRun {
+	run := wrapperRun{obs: observerOf(s)}
+	if run.obs != nil {
+		run.submitted = nanotime()
+	}
+	if marksPanics(s) {
+		run.onPanic = panicMarked
+	}
+	return run
+}
+
+// marksPanics reports whether a pool task submitted to s reaches the
+// package's worker with only the package's code on the way, so that it may
+// tell the worker of a caught panic (panicMark): s is a *Pool, a *MultiPool
+// or a *Subpool over one of these. A type of the user's own is not, even one
+// that embeds a pool: its SubmitContext may wrap the task in a recover of
+// its own, which must never see the mark.
+func marksPanics(s Submitter) bool {
+	switch s := s.(type) {
+	case *Pool, *MultiPool:
+		return true
+	case *Subpool:
+		return s.marks
+	}
+	return false
+}
+
+// start returns the time the task starts, if it is timed.
+func (r wrapperRun) start() int64 {
+	if r.obs == nil {
+		return 0
+	}
+	return nanotime()
+}
+
+// done reports a task that started at start and ended now.
+func (r wrapperRun) done(start int64, panicked bool) {
+	if r.obs != nil {
+		r.obs.TaskDone(time.Duration(start-r.submitted), time.Duration(nanotime()-start), panicked)
+	}
+}
+
+// submitContext submits task to s with ctx, as s.SubmitContext does; a
+// timed task is submitted self-timed, so that the pool does not report it
+// too.
+func (r wrapperRun) submitContext(s Submitter, ctx context.Context, task func()) error {
+	if r.obs != nil {
+		return s.(selfTimedSubmitter).submitSelfTimed(ctx, task, false)
+	}
+	return s.SubmitContext(ctx, task)
+}
+
+// trySubmit is submitContext for TrySubmit.
+func (r wrapperRun) trySubmit(s TrySubmitter, task func()) error {
+	if r.obs != nil {
+		return s.(selfTimedSubmitter).submitSelfTimed(context.Background(), task, true)
+	}
+	return s.TrySubmit(task)
+}
+
+// selfTimedSubmitter is implemented by the package's Submitters (*Pool,
+// *MultiPool, *Subpool): a wrapper that times its tasks itself finds the
+// observer through it and submits tasks that the pool does not report.
+type selfTimedSubmitter interface {
+	// observer returns the observer of the pool the tasks run on, or nil.
+	observer() Observer
+	// submitSelfTimed submits a task that reports its own times. ctx is
+	// not nil.
+	submitSelfTimed(ctx context.Context, task func(), try bool) error
+}
+
+// observerOf returns the observer tasks submitted to s report to, or nil if
+// s has none or is not one of the package's Submitters.
+func observerOf(s Submitter) Observer {
+	if t, ok := s.(selfTimedSubmitter); ok {
+		return t.observer()
+	}
+	return nil
+}
+
+func (p *poolCore[T]) observer() Observer { return p.obs }
+
+// submitSelfTimed submits task stamped self, with SubmitContext's or
+// TrySubmit's checks; see selfTimedSubmitter.
+func (p *Pool) submitSelfTimed(ctx context.Context, task func(), try bool) error {
+	ctx, err := p.checkContext(ctx)
+	if err != nil {
+		return err
+	}
+	return p.submitStamped(ctx, task, try, taskStamp{self: true})
+}
+
+func (m *multiCore[T]) observer() Observer { return m.pools[0].obs }
+
+// submitSelfTimed submits task stamped self; see selfTimedSubmitter.
+func (mp *MultiPool) submitSelfTimed(ctx context.Context, task func(), try bool) error {
+	return mp.submitStamped(ctx, task, try, taskStamp{self: true})
+}
+
+func (s *Subpool) observer() Observer { return s.obs }
+
+// submitSelfTimed submits task as a task that reports its own times; see
+// selfTimedSubmitter.
+func (s *Subpool) submitSelfTimed(ctx context.Context, task func(), try bool) error {
+	return s.submit(ctx, task, try, true)
+}
