@@ -89,7 +89,7 @@ func (g *Group) TryGo(task func() error) bool {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
-	switch err := run.trySubmit(tp, g.wrap(task, run)); err {
+	switch err := run.trySubmit(tp, g.ctx, g.wrap(task, run)); err {
 	case nil:
 		return true
 	case ErrPoolOverload:

@@ -264,3 +264,115 @@ func TestPriorityAgingValidated(t *testing.T) {
 	require.NoError(t, err)
 	p.Release()
 }
+
+// TestPriorityFlowsThroughEveryWrapper: the level of the context a wrapper
+// is given goes with its pool task. On a full Pool of capacity 1, the pool
+// tasks of Go, a Group, a ResultGroup, a Keyed and a Subpool wait at their
+// levels, beside a plain Submit at level 0, and run highest first.
+func TestPriorityFlowsThroughEveryWrapper(t *testing.T) {
+	pool := newGroupPool(t, 1)
+	g := newGate(t)
+	occupyPool(t, pool, g, 1)
+	var log runLog
+	at := func(lv int) context.Context { return ants.ContextWithPriority(context.Background(), lv) }
+	sub := ants.NewSubpool(pool, 8)
+	keyed := ants.NewKeyed[string](pool)
+	group, _ := ants.NewGroupContext(at(2), pool)
+	results, _ := ants.NewResultGroupContext[int](at(5), pool)
+	var errs []<-chan error
+	steps := []func(){
+		func() { errs = append(errs, async(func() error { return pool.Submit(log.task(0)) })) },
+		func() {
+			errs = append(errs, async(func() error {
+				f := ants.Go(at(1), pool, func() (int, error) { log.task(1)(); return 1, nil })
+				_, err := f.Wait()
+				return err
+			}))
+		},
+		func() { group.Go(func() error { log.task(2)(); return nil }) },
+		func() {
+			errs = append(errs, async(func() error { return keyed.SubmitContext(at(3), "k", log.task(3)) }))
+		},
+		func() {
+			errs = append(errs, async(func() error { return sub.SubmitContext(at(4), log.task(4)) }))
+		},
+		func() { results.Go(func() (int, error) { log.task(5)(); return 5, nil }) },
+	}
+	for i, step := range steps {
+		if i == 2 || i == 5 { // a Group's Go blocks its caller: run it aside
+			done := make(chan error, 1)
+			go func() { step(); done <- nil }()
+			errs = append(errs, done)
+		} else {
+			step()
+		}
+		waitWaiting(t, pool, i+1)
+	}
+	g.open()
+	for _, e := range errs {
+		require.NoError(t, recv(t, e, "a wrapper's submit"))
+	}
+	require.NoError(t, group.Wait())
+	_, err := results.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, []int{5, 4, 3, 2, 1, 0}, log.wait(t, 6))
+}
+
+// TestPriorityTryGoBuffersAtTheGroupsLevel: TryGo never waits, but the task
+// it lands in a pool's buffer waits there at the level of the group's
+// context.
+func TestPriorityTryGoBuffersAtTheGroupsLevel(t *testing.T) {
+	pool := newGroupPool(t, 1, ants.WithQueueSize(4))
+	g := newGate(t)
+	occupyPool(t, pool, g, 1)
+	var log runLog
+	low, _ := ants.NewGroupContext(ants.ContextWithPriority(context.Background(), -1), pool)
+	high, _ := ants.NewGroupContext(ants.ContextWithPriority(context.Background(), 1), pool)
+	require.True(t, low.TryGo(func() error { log.task(0)(); return nil }))
+	require.True(t, low.TryGo(func() error { log.task(1)(); return nil }))
+	require.True(t, high.TryGo(func() error { log.task(2)(); return nil }))
+	g.open()
+	require.NoError(t, low.Wait())
+	require.NoError(t, high.Wait())
+	assert.Equal(t, []int{2, 0, 1}, log.wait(t, 3))
+}
+
+// prioWorker is a Worker that runs the task it is given.
+type prioWorker struct{}
+
+func (prioWorker) Process(_ context.Context, task func()) (struct{}, error) {
+	task()
+	return struct{}{}, nil
+}
+func (prioWorker) Close() {}
+
+// TestPriorityOrdersWorkerPoolCallers: Process and Go wait at the level of
+// their ctx.
+func TestPriorityOrdersWorkerPoolCallers(t *testing.T) {
+	wp, err := ants.NewWorkerPool(1, func(int) ants.Worker[func(), struct{}] { return prioWorker{} })
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, wp.ReleaseTimeout(long)) }()
+	g := newGate(t)
+	started := make(chan struct{})
+	held := wp.Go(context.Background(), g.task(started))
+	recv(t, started, "the held task")
+	var log runLog
+	var errs []<-chan error
+	for i, lv := range []int{0, 3, 1} {
+		ctx := ants.ContextWithPriority(context.Background(), lv)
+		task := log.task(i)
+		if i == 1 {
+			errs = append(errs, async(func() error { _, err := wp.Go(ctx, task).Wait(); return err }))
+		} else {
+			errs = append(errs, async(func() error { _, err := wp.Process(ctx, task); return err }))
+		}
+		waitWaiting(t, wp, i+1)
+	}
+	g.open()
+	_, err = held.Wait()
+	require.NoError(t, err)
+	for _, e := range errs {
+		require.NoError(t, recv(t, e, "a WorkerPool call"))
+	}
+	assert.Equal(t, []int{1, 2, 0}, log.wait(t, 3))
+}

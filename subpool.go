@@ -120,7 +120,7 @@ func (s *Subpool) TrySubmit(task func()) error {
 
 // submit admits task if a slot is free and nobody waits, and hands it to
 // the parent; otherwise it fails (try) or waits (waitUnlock). A self task
-// reports its own times to the observer (selfTimedSubmitter); the others
+// reports its own times to the observer (ownSubmitter); the others
 // are timed from here, if the parent has an observer.
 func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error {
 	if task == nil {
@@ -224,7 +224,7 @@ func (s *Subpool) hand(ctx context.Context, task func(), try bool, run wrapperRu
 	via := wrapperRun{obs: s.obs}
 	var err error
 	if try {
-		err = via.trySubmit(s.try, t.run)
+		err = via.trySubmit(s.try, ctx, t.run)
 	} else {
 		err = via.submitContext(s.parent, ctx, t.run)
 	}

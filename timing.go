@@ -12,7 +12,7 @@ import "time"
 type taskStamp struct {
 	at   int64 // nanotime of the submit call
 	cap  int32 // the capacity when the pool accepted the task
-	self bool  // the task reports its own times (selfTimedSubmitter)
+	self bool  // the task reports its own times (ownSubmitter)
 }
 
 // epoch is the origin of nanotime.

@@ -152,34 +152,38 @@ func (r wrapperRun) done(start int64, panicked bool) {
 // too.
 func (r wrapperRun) submitContext(s Submitter, ctx context.Context, task func()) error {
 	if r.obs != nil {
-		return s.(selfTimedSubmitter).submitSelfTimed(ctx, task, false)
+		return s.(ownSubmitter).submitWrapped(ctx, task, false, true)
 	}
 	return s.SubmitContext(ctx, task)
 }
 
-// trySubmit is submitContext for TrySubmit.
-func (r wrapperRun) trySubmit(s TrySubmitter, task func()) error {
-	if r.obs != nil {
-		return s.(selfTimedSubmitter).submitSelfTimed(context.Background(), task, true)
+// trySubmit is submitContext for TrySubmit: the caller never waits. On the
+// package's own Submitters ctx still goes with the task, for its priority
+// level, which orders it if it lands in a buffer; a TrySubmitter of the
+// user's own has no way to receive a level.
+func (r wrapperRun) trySubmit(s TrySubmitter, ctx context.Context, task func()) error {
+	if own, ok := s.(ownSubmitter); ok {
+		return own.submitWrapped(ctx, task, true, r.obs != nil)
 	}
 	return s.TrySubmit(task)
 }
 
-// selfTimedSubmitter is implemented by the package's Submitters (*Pool,
-// *MultiPool, *Subpool): a wrapper that times its tasks itself finds the
-// observer through it and submits tasks that the pool does not report.
-type selfTimedSubmitter interface {
+// ownSubmitter is implemented by the package's Submitters (*Pool,
+// *MultiPool, *Subpool): a wrapper finds the observer through it, submits
+// tasks that time themselves, which the pool then does not report, and
+// passes a context, for its level, even where it does not wait.
+type ownSubmitter interface {
 	// observer returns the observer of the pool the tasks run on, or nil.
 	observer() Observer
-	// submitSelfTimed submits a task that reports its own times. ctx is
-	// not nil.
-	submitSelfTimed(ctx context.Context, task func(), try bool) error
+	// submitWrapped submits task with ctx, which is not nil; it never waits
+	// if try is set, and the task reports its own times if self is set.
+	submitWrapped(ctx context.Context, task func(), try, self bool) error
 }
 
 // observerOf returns the observer tasks submitted to s report to, or nil if
 // s has none or is not one of the package's Submitters.
 func observerOf(s Submitter) Observer {
-	if t, ok := s.(selfTimedSubmitter); ok {
+	if t, ok := s.(ownSubmitter); ok {
 		return t.observer()
 	}
 	return nil
@@ -187,27 +191,33 @@ func observerOf(s Submitter) Observer {
 
 func (p *poolCore[T]) observer() Observer { return p.obs }
 
-// submitSelfTimed submits task stamped self, with SubmitContext's or
-// TrySubmit's checks; see selfTimedSubmitter.
-func (p *Pool) submitSelfTimed(ctx context.Context, task func(), try bool) error {
+// wrappedStamp returns the stamp of a wrapper's task submitted to p now.
+func (p *poolCore[T]) wrappedStamp(self bool) taskStamp {
+	if self {
+		return taskStamp{self: true}
+	}
+	return p.stampNow()
+}
+
+// submitWrapped submits task with SubmitContext's checks; see ownSubmitter.
+func (p *Pool) submitWrapped(ctx context.Context, task func(), try, self bool) error {
 	ctx, err := p.checkContext(ctx)
 	if err != nil {
 		return err
 	}
-	return p.submitStamped(ctx, task, try, taskStamp{self: true})
+	return p.submitStamped(ctx, task, try, p.wrappedStamp(self))
 }
 
 func (m *multiCore[T]) observer() Observer { return m.pools[0].obs }
 
-// submitSelfTimed submits task stamped self; see selfTimedSubmitter.
-func (mp *MultiPool) submitSelfTimed(ctx context.Context, task func(), try bool) error {
-	return mp.submitStamped(ctx, task, try, taskStamp{self: true})
+// submitWrapped submits task; see ownSubmitter.
+func (mp *MultiPool) submitWrapped(ctx context.Context, task func(), try, self bool) error {
+	return mp.submitStamped(ctx, task, try, mp.pools[0].wrappedStamp(self))
 }
 
 func (s *Subpool) observer() Observer { return s.obs }
 
-// submitSelfTimed submits task as a task that reports its own times; see
-// selfTimedSubmitter.
-func (s *Subpool) submitSelfTimed(ctx context.Context, task func(), try bool) error {
-	return s.submit(ctx, task, try, true)
+// submitWrapped submits task; see ownSubmitter.
+func (s *Subpool) submitWrapped(ctx context.Context, task func(), try, self bool) error {
+	return s.submit(ctx, task, try, self)
 }
