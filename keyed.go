@@ -42,7 +42,10 @@ const keyedMapReset = 1024
 //
 // The run of a key's tasks on one worker is one task of the pool, in its
 // Stats: it counts as panicked if one of the tasks panicked (the Observer
-// reports each task on its own).
+// reports each task on its own). It waits for a worker at the priority
+// level of the context of the task that starts it (SubmitContext); a key's
+// later tasks join its queue and run in submit order, whatever their
+// levels: the order of a key wins.
 //
 // A Keyed is created by NewKeyed. It is safe for concurrent use by multiple
 // goroutines and must not be copied after first use. A task that submits to

@@ -12,12 +12,16 @@ package ants
 // task that returned. A wrapper whose context is done skips its next tasks
 // without asking the pool, so they are not Rejected: it reports them in its
 // own error.
+//
+// With priority levels in use (ContextWithPriority), Waiting and Queued
+// count the waiting work of every level together; the wait of each level
+// is what an Observer's wait times, labelled by the user, show.
 type Stats struct {
 	Cap     int // capacity, -1 if unlimited; a MultiPool's is the sum of its member pools' (-N for N unlimited ones), as its Cap()
 	Running int // workers, busy or idle, as Running()
 	Idle    int // workers parked waiting for a task
-	Waiting int // callers blocked in Submit or Invoke
-	Queued  int // tasks in the task buffer: accepted, with no worker slot free for them yet
+	Waiting int // callers blocked in Submit or Invoke, at every priority level
+	Queued  int // tasks in the task buffer, at every priority level: accepted, with no worker slot free for them yet
 
 	Submitted uint64 // tasks accepted: their submit call returned nil
 	Completed uint64 // tasks that returned
