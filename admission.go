@@ -49,11 +49,18 @@ func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st tas
 		return ErrPoolClosed
 	}
 	p.lock.Lock()
-	if !p.closed.Load() && p.slotFreeLocked() {
+	if !p.closed.Load() && !p.gated && p.slotFreeLocked() {
 		p.acceptUnlock(arg, st)
 		return nil
 	}
 	return p.submitSlow(ctx, arg, try, st)
+}
+
+// startableLocked reports whether a new task may start now: no work waits
+// (which would go first), a slot is free and the gate is open, in which
+// case it has taken the task's token. It requires p.lock held.
+func (p *poolCore[T]) startableLocked() bool {
+	return p.waitq.len() == 0 && p.slotFreeLocked() && p.gateOpenLocked()
 }
 
 // acceptUnlock accepts arg, stamped st, with a free slot, makes sure a
@@ -93,9 +100,10 @@ func (p *poolCore[T]) bufferRoomLocked() bool {
 	return p.queueSize < 0 || p.waitq.buffered < p.queueSize
 }
 
-// submitSlow is the way of a task that found no free slot: into the buffer
-// if it has room, else its caller is refused or waits. It requires p.lock
-// held and releases it.
+// submitSlow is the way of a task that found no free slot, or a closed
+// gate: it starts if the gate lets it, else it goes into the buffer if it
+// has room, else its caller is refused or waits. It requires p.lock held
+// and releases it.
 func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskStamp) error {
 	level := 0
 	if ctx != context.Background() {
@@ -104,10 +112,10 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskSt
 		p.lock.Unlock()
 		level = levelOf(ctx)
 		p.lock.Lock()
-		if !p.closed.Load() && p.slotFreeLocked() {
-			p.acceptUnlock(arg, st)
-			return nil
-		}
+	}
+	if !p.closed.Load() && p.startableLocked() {
+		p.acceptUnlock(arg, st)
+		return nil
 	}
 	if p.closed.Load() {
 		p.lock.Unlock()
@@ -211,7 +219,7 @@ func (p *poolCore[T]) admitLocked() (taken *waiter[T]) {
 		return nil
 	}
 	now := p.agingNow()
-	for p.waitq.len() > 0 && p.slotFreeLocked() {
+	for p.waitq.len() > 0 && p.slotFreeLocked() && p.gateOpenLocked() {
 		arg, st, w := p.waitq.popSlot(now)
 		if w != nil && p.timed {
 			st.cap = p.capacity.Load() // a blocked caller's task is accepted now
@@ -232,6 +240,9 @@ func (p *poolCore[T]) admitLocked() (taken *waiter[T]) {
 		w.nextWake, taken = taken, w
 	}
 	p.waiting.Store(int32(p.waitq.blocked))
+	if p.waitq.len() > 0 && p.slotFreeLocked() && !p.paused && p.bucket.on() {
+		p.armPaceLocked() // work waits only for a token
+	}
 	return taken
 }
 

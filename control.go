@@ -179,12 +179,19 @@ func (p *poolCore[T]) close() bool {
 		return false
 	}
 	p.closed.Store(true)
+	closed := p.closeWaitersLocked()
+	if p.paused {
+		// Buffered tasks are accepted: they still run, at the rate limit if
+		// one is set.
+		p.paused = false
+		p.setGateLocked()
+		p.admitLocked()
+	}
 	next := p.wakeIdleLocked(p.reserved-p.searching, wakeToSearch, nil)
 	next = p.wakeIdleLocked(p.workers.len(), wakeToStop, next)
 	// With no idle worker left, kickLocked has none to return: it only
 	// starts new workers, within the bound, for the tasks left over.
 	p.kickLocked()
-	closed := p.closeWaitersLocked()
 	if p.purgeStop != nil {
 		close(p.purgeStop)
 		p.purgeStop = nil
@@ -245,6 +252,7 @@ func (p *poolCore[T]) Stats() Stats {
 		Idle:      p.workers.len(),
 		Waiting:   p.waitq.blocked,
 		Queued:    p.waitq.buffered,
+		Paused:    p.paused,
 		Submitted: p.submitted,
 		Completed: p.completed,
 		Panicked:  p.panicked,

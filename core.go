@@ -105,8 +105,9 @@ type poolCore[T any] struct {
 
 	// live counts the goroutines the pool has started (workers and the purge
 	// goroutine) that have not been counted out: live >= running + stopping,
-	// plus one while purgeAlive. allExited, when non-nil, is closed when
-	// live drops to 0 (countOutLocked).
+	// plus one while purgeAlive, plus one while paceArmed (the timer stands
+	// for the goroutines it will start). allExited, when non-nil, is closed
+	// when live drops to 0 (countOutLocked).
 	live      int
 	allExited chan struct{}
 
@@ -118,11 +119,24 @@ type poolCore[T any] struct {
 	purgeAlive bool
 	lastTick   int64
 
+	// The gate (pace.go). A task starts only while gated is false, or the
+	// pool is not paused and bucket gives it a token; gated is paused or a
+	// rate limit, so that an open pool pays one test of it. paceArmed is set
+	// while a timer is set to admit waiting work when the next token is
+	// there. pauseIdle, when non-nil, is closed when busy+reserved drops to
+	// 0: what Pause waits on.
+	gated     bool
+	paused    bool
+	bucket    tokenBucket
+	paceArmed bool
+	pauseIdle chan struct{}
+
 	_ cacheLinePad
 
 	// These are written only with lock held and may be read without it.
-	capacity atomic.Int32 // -1 means unlimited
-	closed   atomic.Bool
+	capacity   atomic.Int32 // -1 means unlimited
+	closed     atomic.Bool
+	pausedFlag atomic.Bool // paused, for Paused()
 
 	queueSize int                   // Options.QueueSize: negative is unbounded
 	fn        func(*goWorker[T], T) // applied to every task, on the worker w
@@ -183,6 +197,9 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	if opts.PriorityAging < 0 {
 		return ErrInvalidPriorityAging
 	}
+	if err := checkRateLimit(opts.RateLimit, opts.RateBurst); err != nil {
+		return err
+	}
 	if size <= 0 {
 		size = -1
 	} else if size > math.MaxInt32 {
@@ -216,5 +233,7 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	p.obs = opts.Observer
 	p.timed = p.obs != nil || p.adaptive != nil
 	p.waitq.init(p.timed, int64(opts.PriorityAging))
+	p.bucket.set(opts.RateLimit, opts.RateBurst, p.clockNow())
+	p.gated = p.bucket.on()
 	return nil
 }

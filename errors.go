@@ -76,4 +76,8 @@ var (
 	// ErrInvalidPriorityAging is returned by the constructors when
 	// PriorityAging is negative.
 	ErrInvalidPriorityAging = errors.New("ants: negative priority aging")
+
+	// ErrInvalidRateLimit is returned by the constructors and SetRateLimit
+	// for a NaN rate, or a burst below 1 with a limit.
+	ErrInvalidRateLimit = errors.New("ants: invalid rate limit")
 )

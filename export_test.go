@@ -11,10 +11,53 @@ import (
 // finished; Sync sends a second, identical tick to wait for the pass of the
 // first one.
 type FakeClock struct {
-	mu  sync.Mutex
-	t   time.Time
-	ch  chan time.Time
-	max time.Duration // how long Advance waits for a purge goroutine
+	mu     sync.Mutex
+	t      time.Time
+	ch     chan time.Time
+	max    time.Duration // how long Advance waits for a purge goroutine
+	timers []fakeTimer   // set by afterFunc, not yet fired
+}
+
+// fakeTimer is a function the clock calls once it reaches at.
+type fakeTimer struct {
+	at time.Time
+	f  func()
+}
+
+// afterFunc registers f, which Forward and Advance call, on the goroutine
+// that moves the clock, once the clock reaches now+d.
+func (c *FakeClock) afterFunc(d time.Duration, f func()) {
+	c.mu.Lock()
+	c.timers = append(c.timers, fakeTimer{c.t.Add(d), f})
+	c.mu.Unlock()
+}
+
+// fire calls, in order of their times, the timers the clock has reached.
+func (c *FakeClock) fire() {
+	for {
+		c.mu.Lock()
+		next := -1
+		for i, tm := range c.timers {
+			if !tm.at.After(c.t) && (next < 0 || tm.at.Before(c.timers[next].at)) {
+				next = i
+			}
+		}
+		if next < 0 {
+			c.mu.Unlock()
+			return
+		}
+		f := c.timers[next].f
+		c.timers = append(c.timers[:next], c.timers[next+1:]...)
+		c.mu.Unlock()
+		f()
+	}
+}
+
+// Timers returns how many timers are set and not yet fired.
+func (c *FakeClock) Timers() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
 }
 
 // NewFakeClock returns a fake clock set to an arbitrary fixed instant.
@@ -51,6 +94,7 @@ func (c *FakeClock) Advance(d time.Duration) bool {
 	c.t = c.t.Add(d)
 	t := c.t
 	c.mu.Unlock()
+	c.fire()
 	return c.tick(t)
 }
 
@@ -60,6 +104,7 @@ func (c *FakeClock) AdvanceWithin(d, wait time.Duration) bool {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
+	c.fire()
 	return c.TryTick(wait)
 }
 
@@ -161,9 +206,12 @@ func (p *poolCore[T]) LiveWorkers() int {
 }
 
 // Forward moves the clock forward by d without a tick: for what reads the
-// clock on its own (priority aging), with no purge pass.
+// clock on its own (priority aging, the rate limit), with no purge pass.
+// It calls the timers the clock reaches (the rate limit's), on the calling
+// goroutine, before it returns.
 func (c *FakeClock) Forward(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
+	c.fire()
 }

@@ -29,7 +29,7 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 		return fmt.Errorf("%d stamps for %d tasks in the ring", p.stamps.size, p.tasks.size)
 	case p.queueSize >= 0 && buffered > p.queueSize:
 		return fmt.Errorf("%d buffered tasks, QueueSize %d", buffered, p.queueSize)
-	case p.waitq.len() > 0 && (c < 0 || p.busy+p.reserved < c):
+	case p.waitq.len() > 0 && (c < 0 || p.busy+p.reserved < c) && !p.gated:
 		return fmt.Errorf("%d units wait while a slot is free: "+
 			"busy %d + reserved %d < capacity %d", p.waitq.len(), p.busy, p.reserved, c)
 	case running != p.busy+idle+p.searching:
@@ -47,6 +47,13 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 		return fmt.Errorf("%d callers blocked while the buffer has room", blocked)
 	case p.purgeStop != nil && !p.purgeAlive:
 		return fmt.Errorf("a purge generation with no purge goroutine")
+	case p.gated != (p.paused || p.bucket.on()) || p.pausedFlag.Load() != p.paused:
+		return fmt.Errorf("gate %v with paused %v (flag %v) and limit %v",
+			p.gated, p.paused, p.pausedFlag.Load(), p.bucket.on())
+	case p.waitq.len() > 0 && (c < 0 || p.busy+p.reserved < c) && !p.paused && !p.paceArmed:
+		return fmt.Errorf("%d units wait for a token with no timer set", p.waitq.len())
+	case p.paused && p.closed.Load():
+		return fmt.Errorf("a released pool is paused")
 	}
 	return p.waitq.check()
 }

@@ -39,6 +39,11 @@ type multiCore[T any] struct {
 	// written only with it held and read without it.
 	stateMu sync.Mutex
 	closed  atomic.Bool
+
+	// rate and burst are the rate limit as set, guarded by stateMu; each
+	// member pool has its share (memberRateLimit).
+	rate  float64
+	burst int
 }
 
 // init creates size member pools of sizePerPool workers that apply fn,
@@ -64,6 +69,9 @@ func (m *multiCore[T]) init(size, sizePerPool int, fn func(*goWorker[T], T),
 			return err
 		}
 		m.pools[i] = p
+	}
+	if o := loadOptions(options...); limits(o.RateLimit) {
+		_ = m.SetRateLimit(o.RateLimit, o.RateBurst) // valid: the member pools took it
 	}
 	// Each member pool adapts its capacity on its own, but they share one
 	// OnChange, which is never called concurrently.
@@ -356,4 +364,76 @@ func (mp *MultiPoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T)
 // TryInvoke is Invoke for a caller that never waits.
 func (mp *MultiPoolWithFuncGeneric[T]) TryInvoke(arg T) error {
 	return mp.submit(context.Background(), arg, true)
+}
+
+// Pause pauses every member pool (see Pool.Pause) and waits until none runs
+// a task, or ctx is done; the member pools stay paused either way. Pause on
+// a released multi-pool returns nil at once and changes nothing.
+func (m *multiCore[T]) Pause(ctx context.Context) error {
+	ctx = orBackground(ctx)
+	if m.closed.Load() {
+		return nil
+	}
+	// Pause them all before waiting for any, so that none starts tasks
+	// while Pause waits for another.
+	for _, p := range m.pools {
+		p.lock.Lock()
+		if !p.closed.Load() {
+			p.paused = true
+			p.setGateLocked()
+		}
+		p.lock.Unlock()
+	}
+	for _, p := range m.pools {
+		if err := p.Pause(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Resume resumes every member pool; see Pool.Resume.
+func (m *multiCore[T]) Resume() {
+	for _, p := range m.pools {
+		p.Resume()
+	}
+}
+
+// Paused reports whether the member pools are paused.
+func (m *multiCore[T]) Paused() bool { return m.pools[0].Paused() }
+
+// SetRateLimit sets the rate limit of the multi-pool: each of its n member
+// pools gets perSecond/n with a burst of ⌈burst/n⌉, and its tokens serve
+// only its own tasks, so the tasks started over any interval of length T
+// number at most n·⌈burst/n⌉ + perSecond·T. It returns ErrInvalidRateLimit,
+// and changes nothing, for invalid values (see WithRateLimit).
+func (m *multiCore[T]) SetRateLimit(perSecond float64, burst int) error {
+	if err := checkRateLimit(perSecond, burst); err != nil {
+		return err
+	}
+	m.stateMu.Lock()
+	defer m.stateMu.Unlock()
+	m.rate, m.burst = perSecond, burst
+	r, b := memberRateLimit(perSecond, burst, len(m.pools))
+	for _, p := range m.pools {
+		_ = p.SetRateLimit(r, b) // valid: checked above
+	}
+	return nil
+}
+
+// RateLimit returns the multi-pool's rate limit as last set (WithRateLimit,
+// SetRateLimit), not its member pools' shares.
+func (m *multiCore[T]) RateLimit() (perSecond float64, burst int) {
+	m.stateMu.Lock()
+	defer m.stateMu.Unlock()
+	return m.rate, m.burst
+}
+
+// memberRateLimit is the share of each of n member pools of a limit of
+// perSecond with burst.
+func memberRateLimit(perSecond float64, burst, n int) (float64, int) {
+	if !limits(perSecond) {
+		return perSecond, burst
+	}
+	return perSecond / float64(n), (burst + n - 1) / n
 }

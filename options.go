@@ -78,6 +78,12 @@ type Options struct {
 	// levels; negative is ErrInvalidPriorityAging.
 	PriorityAging time.Duration
 
+	// RateLimit and RateBurst limit how fast the pool starts tasks: at most
+	// RateLimit a second on average and RateBurst in a row (see
+	// WithRateLimit). RateLimit <= 0 or +Inf means no limit.
+	RateLimit float64
+	RateBurst int
+
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
 }

@@ -7,6 +7,8 @@ import "time"
 type clock interface {
 	now() time.Time
 	newTicker(d time.Duration) ticker
+	// afterFunc calls f on its own goroutine once d has passed.
+	afterFunc(d time.Duration, f func())
 }
 
 type ticker interface {
@@ -19,6 +21,8 @@ type systemClock struct{}
 func (systemClock) now() time.Time { return time.Now() }
 
 func (systemClock) newTicker(d time.Duration) ticker { return systemTicker{time.NewTicker(d)} }
+
+func (systemClock) afterFunc(d time.Duration, f func()) { time.AfterFunc(d, f) }
 
 type systemTicker struct{ t *time.Ticker }
 

@@ -17,11 +17,12 @@ package ants
 // count the waiting work of every level together; the wait of each level
 // is what an Observer's wait times, labelled by the user, show.
 type Stats struct {
-	Cap     int // capacity, -1 if unlimited; a MultiPool's is the sum of its member pools' (-N for N unlimited ones), as its Cap()
-	Running int // workers, busy or idle, as Running()
-	Idle    int // workers parked waiting for a task
-	Waiting int // callers blocked in Submit or Invoke, at every priority level
-	Queued  int // tasks in the task buffer, at every priority level: accepted, with no worker slot free for them yet
+	Cap     int  // capacity, -1 if unlimited; a MultiPool's is the sum of its member pools' (-N for N unlimited ones), as its Cap()
+	Running int  // workers, busy or idle, as Running()
+	Idle    int  // workers parked waiting for a task
+	Waiting int  // callers blocked in Submit or Invoke, at every priority level
+	Queued  int  // tasks in the task buffer, at every priority level: accepted, with no worker slot free for them yet
+	Paused  bool // the pool is paused (Pause); a multi-pool's, if any member pool is
 
 	Submitted uint64 // tasks accepted: their submit call returned nil
 	Completed uint64 // tasks that returned
@@ -36,6 +37,7 @@ func (s *Stats) add(o Stats) {
 	s.Idle += o.Idle
 	s.Waiting += o.Waiting
 	s.Queued += o.Queued
+	s.Paused = s.Paused || o.Paused
 	s.Submitted += o.Submitted
 	s.Completed += o.Completed
 	s.Panicked += o.Panicked

@@ -61,9 +61,17 @@ type Subpool struct {
 	// never exceed it, even for a moment.
 	submitted, completed, panicked uint64
 
+	// The gate (pace.go): while paused, or with no token, no caller takes a
+	// slot, and callers wait as in a full sub-pool. paceArmed is set while a
+	// timer is set to hand out slots when the next token is there.
+	paused    bool
+	bucket    tokenBucket
+	paceArmed bool
+
 	// These are written only with mu held and may be read without it.
-	capacity atomic.Int64 // -1 means no limit of its own
-	closed   atomic.Bool
+	capacity   atomic.Int64 // -1 means no limit of its own
+	closed     atomic.Bool
+	pausedFlag atomic.Bool // paused, for Paused()
 
 	running  atomic.Int32  // tasks started and not finished; written without mu
 	rejected atomic.Uint64 // written without mu
@@ -140,8 +148,7 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 		s.rejected.Add(1)
 		return ErrPoolClosed
 	}
-	c := s.capacity.Load()
-	if s.waitq.blocked == 0 && (c < 0 || int64(s.held) < c) && (!try || s.try != nil) {
+	if s.waitq.blocked == 0 && s.slotFreeLocked() && (!try || s.try != nil) && s.gateOpenLocked() {
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
@@ -177,7 +184,7 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun) e
 		s.rejected.Add(1)
 		return ErrPoolClosed
 	}
-	if c := s.capacity.Load(); s.waitq.blocked == 0 && (c < 0 || int64(s.held) < c) {
+	if s.waitq.blocked == 0 && s.slotFreeLocked() && s.gateOpenLocked() {
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
@@ -264,13 +271,8 @@ func (s *Subpool) finished(ok bool) {
 // capacity allows (held is then unchanged), or else to the sub-pool. It
 // requires s.mu held.
 func (s *Subpool) putSlotLocked() {
-	if s.waitq.blocked > 0 {
-		if c := s.capacity.Load(); c < 0 || int64(s.held) <= c {
-			s.grantLocked()
-			return
-		}
-	}
 	s.held--
+	s.admitLocked()
 	if s.held == 0 {
 		closeZero(&s.drained)
 	}

@@ -65,10 +65,7 @@ func (s *Subpool) Tune(size int) {
 		return
 	}
 	s.capacity.Store(int64(size))
-	for s.held < size && s.waitq.blocked > 0 {
-		s.held++
-		s.grantLocked()
-	}
+	s.admitLocked()
 }
 
 // Release closes the sub-pool: later submits fail with ErrPoolClosed, and
@@ -88,6 +85,8 @@ func (s *Subpool) close() bool {
 		return false
 	}
 	s.closed.Store(true)
+	s.paused = false
+	s.pausedFlag.Store(false)
 	for w := s.waitq.popCallers(); w != nil; w = w.nextWake {
 		w.state = waiterClosed
 		close(w.ready)
@@ -142,9 +141,105 @@ func (s *Subpool) Stats() Stats {
 		Cap:       int(s.capacity.Load()),
 		Running:   int(s.running.Load()),
 		Waiting:   s.waitq.blocked,
+		Paused:    s.paused,
 		Submitted: s.submitted,
 		Completed: s.completed,
 		Panicked:  s.panicked,
 		Rejected:  s.rejected.Load(),
 	}
+}
+
+// Pause stops the sub-pool from handing its tasks to its parent; the
+// parent's other work goes on. Tasks already handed to the parent still
+// start, and Pause waits for them: it returns nil once none of the
+// sub-pool's tasks holds a slot, or ctx.Err() if ctx is done first; the
+// sub-pool stays paused either way. Callers wait for a slot as they do in a
+// full sub-pool, and TrySubmit is refused. Pausing a paused sub-pool only
+// waits; a nil ctx is context.Background(); Pause on a released sub-pool
+// returns nil at once and changes nothing.
+func (s *Subpool) Pause(ctx context.Context) error {
+	ctx = orBackground(ctx)
+	s.mu.Lock()
+	if s.closed.Load() {
+		s.mu.Unlock()
+		return nil
+	}
+	s.paused = true
+	s.pausedFlag.Store(true)
+	s.mu.Unlock()
+	return s.waitDrained(ctx)
+}
+
+// Resume lets a paused sub-pool hand its tasks to its parent again, in the
+// order they would have gone. Resuming a sub-pool that is not paused does
+// nothing.
+func (s *Subpool) Resume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.paused {
+		return
+	}
+	s.paused = false
+	s.pausedFlag.Store(false)
+	s.admitLocked()
+}
+
+// Paused reports whether the sub-pool is paused.
+func (s *Subpool) Paused() bool { return s.pausedFlag.Load() }
+
+// SetRateLimit limits how fast the sub-pool hands its own tasks to its
+// parent: a task takes a token as it takes a slot (see WithRateLimit, which
+// a Subpool, taking no options, gets this way). It returns
+// ErrInvalidRateLimit, and changes nothing, for invalid values.
+func (s *Subpool) SetRateLimit(perSecond float64, burst int) error {
+	if err := checkRateLimit(perSecond, burst); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bucket.set(perSecond, burst, nanotime())
+	s.admitLocked()
+	return nil
+}
+
+// RateLimit returns the sub-pool's rate limit as last set.
+func (s *Subpool) RateLimit() (perSecond float64, burst int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bucket.perSecond, s.bucket.burstSet
+}
+
+// gateOpenLocked reports whether a task may take a free slot now, and takes
+// its token if the sub-pool has a rate limit. It requires s.mu held.
+func (s *Subpool) gateOpenLocked() bool {
+	return !s.paused && (!s.bucket.on() || s.bucket.take(nanotime()))
+}
+
+// admitLocked hands free slots to waiting callers while the gate lets it,
+// and sets a timer if callers wait only for a token. It requires s.mu held.
+func (s *Subpool) admitLocked() {
+	for s.waitq.blocked > 0 && s.slotFreeLocked() && s.gateOpenLocked() {
+		s.held++
+		s.grantLocked()
+	}
+	if s.waitq.blocked > 0 && s.slotFreeLocked() && !s.paused && s.bucket.on() && !s.paceArmed {
+		s.paceArmed = true
+		time.AfterFunc(s.bucket.wait(nanotime()), s.paced)
+	}
+}
+
+// paced is the timer of admitLocked: it hands out the slots the tokens now
+// allow.
+func (s *Subpool) paced() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.paceArmed = false
+	s.admitLocked()
+}
+
+// slotFreeLocked reports whether a task may take a slot. It requires s.mu
+// held.
+func (s *Subpool) slotFreeLocked() bool {
+	c := s.capacity.Load()
+	return c < 0 || int64(s.held) < c
 }

@@ -161,6 +161,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	}
 	p.busy--
 	taken := p.admitLocked()
+	p.noteIdleLocked()
 	for {
 		if p.reserved > 0 && !w.retire {
 			arg = p.takeLocked(w)
@@ -251,6 +252,7 @@ func (p *poolCore[T]) failed() {
 	p.panicked++
 	p.busy--
 	taken := p.admitLocked()
+	p.noteIdleLocked()
 	p.running.Add(-1)
 	next := p.kickLocked()
 	p.lock.Unlock()

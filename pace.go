@@ -1,0 +1,243 @@
+package ants
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// Pace and pause: two more reasons for a task to wait where it waits when
+// the pool is full (waiter.go). A task starts when it has a worker slot,
+// the pool is not paused, and, with a rate limit, a token is there
+// (poolCore.gateOpenLocked); a task that waits for either holds no worker.
+
+// WithRateLimit makes the pool start tasks at most perSecond a second on
+// average, and at most burst in a row: a token bucket that holds at most
+// burst tokens and gains perSecond a second, and a task takes one as it
+// starts. A task waiting for a token holds no worker. perSecond <= 0 or
+// +Inf means no limit (the default), and then burst is not checked. NaN,
+// or burst < 1 with a limit (0 < perSecond < +Inf), is ErrInvalidRateLimit
+// from the constructor. The bucket starts full when a pool is made, and
+// when a limit is set where there was none.
+func WithRateLimit(perSecond float64, burst int) Option {
+	return func(opts *Options) {
+		opts.RateLimit, opts.RateBurst = perSecond, burst
+	}
+}
+
+// checkRateLimit returns ErrInvalidRateLimit for values WithRateLimit and
+// SetRateLimit refuse, else nil.
+func checkRateLimit(perSecond float64, burst int) error {
+	if math.IsNaN(perSecond) || (limits(perSecond) && burst < 1) {
+		return ErrInvalidRateLimit
+	}
+	return nil
+}
+
+// limits reports whether perSecond is a limit: 0 < perSecond < +Inf.
+func limits(perSecond float64) bool { return perSecond > 0 && !math.IsInf(perSecond, 1) }
+
+// tokenBucket is a rate limit's state. Its owner guards it with its lock
+// and passes the time (ns, its clock) to every call.
+type tokenBucket struct {
+	perNs  float64 // tokens gained per ns; 0: no limit
+	burst  float64 // at most this many tokens
+	tokens float64
+	last   int64 // time of the last refill
+
+	perSecond float64 // as set, for RateLimit
+	burstSet  int
+}
+
+// on reports whether a limit is set.
+func (b *tokenBucket) on() bool { return b.perNs > 0 }
+
+// set changes the limit at now. A limit set where there was none starts
+// full; a lower burst drops the tokens above it. The values are valid.
+func (b *tokenBucket) set(perSecond float64, burst int, now int64) {
+	b.perSecond, b.burstSet = perSecond, burst
+	if !limits(perSecond) {
+		b.perNs, b.tokens = 0, 0
+		return
+	}
+	if b.on() {
+		b.refill(now) // at the old rate, up to now
+		b.tokens = min(b.tokens, float64(burst))
+	} else {
+		b.tokens = float64(burst)
+	}
+	b.perNs, b.burst, b.last = perSecond/1e9, float64(burst), now
+}
+
+// refill adds the tokens gained since the last refill.
+func (b *tokenBucket) refill(now int64) {
+	if now > b.last {
+		b.tokens = min(b.burst, b.tokens+float64(now-b.last)*b.perNs)
+		b.last = now
+	}
+}
+
+// take takes a token at now if there is one.
+func (b *tokenBucket) take(now int64) bool {
+	b.refill(now)
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// wait returns how long from now until a token is there; at least 1ns.
+func (b *tokenBucket) wait(now int64) time.Duration {
+	b.refill(now)
+	d := math.Ceil((1 - b.tokens) / b.perNs)
+	if d < 1 || math.IsNaN(d) {
+		return 1
+	}
+	if d > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(d)
+}
+
+// gateOpenLocked reports whether a task that has a free slot may start now,
+// and takes its token if the pool has a rate limit. It requires p.lock
+// held.
+func (p *poolCore[T]) gateOpenLocked() bool {
+	if !p.gated {
+		return true
+	}
+	return !p.paused && (!p.bucket.on() || p.bucket.take(p.clockNow()))
+}
+
+// clockNow returns the pool clock's time in ns.
+func (p *poolCore[T]) clockNow() int64 { return p.opts.clock.now().UnixNano() }
+
+// setGateLocked sets gated from paused and the limit. It requires p.lock
+// held.
+func (p *poolCore[T]) setGateLocked() {
+	p.gated = p.paused || p.bucket.on()
+	p.pausedFlag.Store(p.paused)
+}
+
+// armPaceLocked sets a timer, unless one is set, to admit waiting work when
+// the next token is there: a limit never idles the pool below its rate,
+// and refill needs no event from the pool. The timer counts in live, as the
+// goroutines it will start do, so that ReleaseTimeout waits for the tasks
+// it admits. It requires p.lock held and a rate limit.
+func (p *poolCore[T]) armPaceLocked() {
+	if p.paceArmed {
+		return
+	}
+	p.paceArmed = true
+	p.live++
+	p.opts.clock.afterFunc(p.bucket.wait(p.clockNow()), p.paced)
+}
+
+// paced is the timer of armPaceLocked: it admits the work the tokens now
+// allow, setting the timer again if more waits, and counts itself out.
+func (p *poolCore[T]) paced() {
+	p.lock.Lock()
+	p.paceArmed = false
+	taken := p.admitLocked()
+	next := p.kickLocked()
+	p.countOutLocked()
+	p.lock.Unlock()
+	taken.wake()
+	next.wake()
+}
+
+// Pause stops the pool from starting tasks. Tasks already running finish;
+// no other task starts until Resume. Submitted tasks wait as they do in a
+// full pool: in the buffer while it has room, otherwise their callers wait,
+// or are refused where they would be refused by a full pool (Nonblocking,
+// TrySubmit, MaxBlockingTasks). Pause returns nil once no task of the pool
+// is running (at once, whatever ctx, if none is), or ctx.Err() if ctx is
+// done first; the pool stays paused either way. Pausing a paused pool only
+// waits. A nil ctx is context.Background(). Pause on a released pool
+// returns nil at once and changes nothing.
+//
+// A task counts as running from when it is given a worker: one taken from
+// the buffer just before Pause still starts, and Pause waits for it. The
+// purge goes on reaping idle workers while the pool is paused.
+func (p *poolCore[T]) Pause(ctx context.Context) error {
+	ctx = orBackground(ctx)
+	p.lock.Lock()
+	if p.closed.Load() {
+		p.lock.Unlock()
+		return nil
+	}
+	p.paused = true
+	p.setGateLocked()
+	for p.busy+p.reserved > 0 {
+		if p.pauseIdle == nil {
+			p.pauseIdle = make(chan struct{})
+		}
+		idle := p.pauseIdle
+		p.lock.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		p.lock.Lock()
+	}
+	p.lock.Unlock()
+	return nil
+}
+
+// noteIdleLocked wakes Pause when no task is running or about to. It
+// requires p.lock held.
+func (p *poolCore[T]) noteIdleLocked() {
+	if p.pauseIdle != nil && p.busy+p.reserved == 0 {
+		closeZero(&p.pauseIdle)
+	}
+}
+
+// Resume lets a paused pool start tasks again, in the order they would
+// have started. Resuming a pool that is not paused does nothing.
+func (p *poolCore[T]) Resume() {
+	p.lock.Lock()
+	if !p.paused {
+		p.lock.Unlock()
+		return
+	}
+	p.paused = false
+	p.setGateLocked()
+	taken := p.admitLocked()
+	next := p.kickLocked()
+	p.lock.Unlock()
+	taken.wake()
+	next.wake()
+}
+
+// Paused reports whether the pool is paused.
+func (p *poolCore[T]) Paused() bool { return p.pausedFlag.Load() }
+
+// SetRateLimit changes the pool's rate limit at once (see WithRateLimit);
+// it returns ErrInvalidRateLimit, and changes nothing, for invalid values.
+// Lowering the burst drops the tokens above it; raising the rate admits
+// waiting work at the new rate; removing the limit admits everything the
+// slots allow.
+func (p *poolCore[T]) SetRateLimit(perSecond float64, burst int) error {
+	if err := checkRateLimit(perSecond, burst); err != nil {
+		return err
+	}
+	p.lock.Lock()
+	p.bucket.set(perSecond, burst, p.clockNow())
+	p.setGateLocked()
+	taken := p.admitLocked()
+	next := p.kickLocked()
+	p.lock.Unlock()
+	taken.wake()
+	next.wake()
+	return nil
+}
+
+// RateLimit returns the rate limit as last set (WithRateLimit,
+// SetRateLimit): perSecond <= 0 or +Inf means none.
+func (p *poolCore[T]) RateLimit() (perSecond float64, burst int) {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return p.bucket.perSecond, p.bucket.burstSet
+}
