@@ -83,7 +83,10 @@ func ExampleRegister() {
 	// Output:
 	// ants_pool_capacity{ants_pool_name="work"} 4
 	// ants_pool_idle{ants_pool_name="work"} 0
+	// ants_pool_paused{ants_pool_name="work"} 0
 	// ants_pool_queued{ants_pool_name="work"} 0
+	// ants_pool_rate_limit_burst{ants_pool_name="work"} +Inf
+	// ants_pool_rate_limit_rate_per_second{ants_pool_name="work"} +Inf
 	// ants_pool_tasks_completed_total{ants_pool_name="work"} 10
 	// ants_pool_tasks_panicked_total{ants_pool_name="work"} 0
 	// ants_pool_tasks_rejected_total{ants_pool_name="work"} 1

@@ -65,6 +65,27 @@ func sumPoint(t *testing.T, m metricdata.Metrics, pool string) (metricdata.Sum[i
 	return s, metricdata.DataPoint[int64]{}
 }
 
+// floatSumPoint returns the point of pool in the float64 Sum named name in
+// ms, failing the test if there is none.
+func floatSumPoint(t *testing.T, ms map[string]metricdata.Metrics, name, pool string) (metricdata.Metrics, metricdata.Sum[float64], metricdata.DataPoint[float64]) {
+	t.Helper()
+	m, ok := ms[name]
+	if !ok {
+		t.Fatalf("no %s collected", name)
+	}
+	s, ok := m.Data.(metricdata.Sum[float64])
+	if !ok {
+		t.Fatalf("%s is a %T; want a float64 Sum", m.Name, m.Data)
+	}
+	for _, p := range s.DataPoints {
+		if name, _ := poolName(p.Attributes); name == pool {
+			return m, s, p
+		}
+	}
+	t.Fatalf("%s has no point for pool %q", m.Name, pool)
+	return m, s, metricdata.DataPoint[float64]{}
+}
+
 // histogramPoint returns the point of pool in the float64 Histogram named
 // name in ms.
 func histogramPoint(t *testing.T, ms map[string]metricdata.Metrics, name, pool string) metricdata.HistogramDataPoint[float64] {
@@ -100,6 +121,13 @@ func (m refusingMeter) Int64ObservableCounter(name string, opts ...metric.Int64O
 		return nil, errRefused
 	}
 	return m.Meter.Int64ObservableCounter(name, opts...)
+}
+
+func (m refusingMeter) Float64ObservableUpDownCounter(name string, opts ...metric.Float64ObservableUpDownCounterOption) (metric.Float64ObservableUpDownCounter, error) {
+	if name == m.refuse {
+		return nil, errRefused
+	}
+	return m.Meter.Float64ObservableUpDownCounter(name, opts...)
 }
 
 func (m refusingMeter) Float64Histogram(name string, opts ...metric.Float64HistogramOption) (metric.Float64Histogram, error) {

@@ -21,10 +21,18 @@
 //	ants.pool.idle              UpDownCounter  {worker}  Idle: workers waiting for a task
 //	ants.pool.waiting           UpDownCounter  {caller}  Waiting: callers blocked in a submit
 //	ants.pool.queued            UpDownCounter  {task}    Queued: tasks in the task buffer
+//	ants.pool.paused            UpDownCounter  {pool}    Paused: 1 if the pool is paused, else 0
 //	ants.pool.tasks.submitted   Counter        {task}    Submitted: tasks accepted
 //	ants.pool.tasks.completed   Counter        {task}    Completed: tasks that returned
 //	ants.pool.tasks.panicked    Counter        {task}    Panicked: tasks that panicked
 //	ants.pool.tasks.rejected    Counter        {call}    Rejected: submit calls that failed
+//
+// and, from the pool's RateLimit (every pool kind of package ants, and
+// Subpool, has one; a source of one's own without a RateLimit method gets
+// neither instrument), as float64:
+//
+//	ants.pool.rate_limit.rate   UpDownCounter  {task}/s  most tasks started a second on average; +Inf if no limit
+//	ants.pool.rate_limit.burst  UpDownCounter  {task}    most tasks started in a row; +Inf if no limit
 //
 // and a TaskObserver records, for each task the pool runs:
 //
@@ -34,10 +42,28 @@
 // The figures are UpDownCounters rather than Gauges because they add up
 // across pools: the workers of all pools are the sum of each pool's, as
 // OpenTelemetry's semantic conventions count a connection pool's
-// connections. Busy workers are workers minus idle.
+// connections. Busy workers are workers minus idle. The paused
+// instrument adds up to the number of pools paused (a multi-pool counts as
+// paused if any of its member pools is); the rate limits add up to a bound
+// on the rate at which the pools together start tasks, as the semantic
+// conventions' db.client.connection.max is an UpDownCounter. A sub-pool's
+// rate limit paces the tasks it hands to its parent; a multi-pool's is the
+// limit it was given, which its member pools share.
+//
+// A pool with no rate limit reports +Inf for both, not 0 and not nothing:
+// no limit is a limit of +Inf, and the arithmetic then needs no special
+// case. The rate of started tasks divided by the limit is 0 for such a
+// pool, and an alert on that ratio nearing 1 never fires, where 0 (read as
+// a limit that lets nothing start) would make the ratio +Inf and fire it
+// at once; a sum over pools of which one has no limit is +Inf, as the
+// bound on their total is. A point that is always there also tells a pool
+// with no limit from one that is not collected. The pool's own "no limit"
+// values (any perSecond <= 0 or +Inf, and a burst it does not check) all
+// become this one.
 //
 // What it costs: Register's one callback calls Stats once per collection,
-// which takes the pool's lock once, and nothing runs between collections.
+// which takes the pool's lock once, and RateLimit once, which takes a lock
+// once more, and nothing runs between collections.
 // TaskDone records two histogram measurements with an attribute set made
 // once; with the SDK's explicit-bucket histograms that is a few hundred
 // nanoseconds on the worker, and no allocation
@@ -47,6 +73,7 @@ package antsotel
 import (
 	"context"
 	"errors"
+	"math"
 
 	"github.com/e62cffed/ants"
 	"go.opentelemetry.io/otel/attribute"
@@ -60,9 +87,21 @@ const PoolNameKey = attribute.Key("ants.pool.name")
 // every pool kind of package ants (Pool, PoolWithFunc, PoolWithFuncGeneric,
 // MultiPool, MultiPoolWithFunc, MultiPoolWithFuncGeneric, Subpool), or a
 // type of one's own. Stats must be safe to call from the goroutine that
-// collects.
+// collects. A source that also has a method
+//
+//	RateLimit() (perSecond float64, burst int)
+//
+// as every pool kind of package ants has, gets the rate limit's
+// instruments too; RateLimit must then be safe to call from that goroutine
+// as well.
 type StatsSource interface {
 	Stats() ants.Stats
+}
+
+// rateLimiter is a StatsSource's optional rate limit, as the pools of
+// package ants report theirs: perSecond <= 0 or +Inf means none.
+type rateLimiter interface {
+	RateLimit() (perSecond float64, burst int)
 }
 
 // gauge is one UpDownCounter made from a Stats snapshot.
@@ -77,10 +116,11 @@ type counter struct {
 	value func(ants.Stats) uint64
 }
 
-// Register creates the nine asynchronous instruments of pool's Stats on
-// meter (see the package doc) and one callback that observes them all from
-// one Stats call per collection, each point with the attribute
-// ants.pool.name=name. Register each pool once per meter, under a name of
+// Register creates on meter the ten asynchronous instruments of pool's
+// Stats, and the two of its rate limit if pool has a RateLimit method (see
+// the package doc), and one callback that observes them all from one Stats
+// call (and one RateLimit call) per collection, each point with the
+// attribute ants.pool.name=name. Register each pool once per meter, under a name of
 // its own; Unregister the returned Registration when the pool is gone, or
 // the callback keeps it alive and keeps reporting it. It returns an error
 // if meter or pool is nil or meter refuses an instrument or the callback.
@@ -120,6 +160,14 @@ func Register(meter metric.Meter, name string, pool StatsSource) (metric.Registr
 		gaugeOf("ants.pool.queued", "{task}",
 			"Tasks in the pool's task buffer, accepted and not yet started.",
 			func(s ants.Stats) int { return s.Queued }),
+		gaugeOf("ants.pool.paused", "{pool}",
+			"1 if the pool is paused (Pause): it starts no task until Resume; else 0.",
+			func(s ants.Stats) int {
+				if s.Paused {
+					return 1
+				}
+				return 0
+			}),
 	}
 	counters := []counter{
 		counterOf("ants.pool.tasks.submitted", "{task}",
@@ -135,16 +183,32 @@ func Register(meter metric.Meter, name string, pool StatsSource) (metric.Registr
 			"Submit calls that returned an error: pool full, closed, context done or nil task.",
 			func(s ants.Stats) uint64 { return s.Rejected }),
 	}
+	limiter, _ := pool.(rateLimiter)
+	var rate, burst metric.Float64ObservableUpDownCounter
+	if limiter != nil {
+		var err error
+		rate, err = meter.Float64ObservableUpDownCounter("ants.pool.rate_limit.rate",
+			metric.WithUnit("{task}/s"),
+			metric.WithDescription("Most tasks the pool starts a second on average (its RateLimit); +Inf if it has no rate limit."))
+		errs = append(errs, err)
+		burst, err = meter.Float64ObservableUpDownCounter("ants.pool.rate_limit.burst",
+			metric.WithUnit("{task}"),
+			metric.WithDescription("Most tasks the pool starts in a row under its rate limit (its burst); +Inf if it has no rate limit."))
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 
-	observables := make([]metric.Observable, 0, len(gauges)+len(counters))
+	observables := make([]metric.Observable, 0, len(gauges)+len(counters)+2)
 	for _, g := range gauges {
 		observables = append(observables, g.inst)
 	}
 	for _, c := range counters {
 		observables = append(observables, c.inst)
+	}
+	if limiter != nil {
+		observables = append(observables, rate, burst)
 	}
 	attrs := metric.WithAttributeSet(attribute.NewSet(PoolNameKey.String(name)))
 	return meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
@@ -157,6 +221,20 @@ func Register(meter metric.Meter, name string, pool StatsSource) (metric.Registr
 			// tasks a second; the conversion cannot wrap in practice.
 			o.ObserveInt64(c.inst, int64(c.value(s)), attrs)
 		}
+		if limiter != nil {
+			r, b := limitValues(limiter.RateLimit())
+			o.ObserveFloat64(rate, r, attrs)
+			o.ObserveFloat64(burst, b, attrs)
+		}
 		return nil
 	}, observables...)
+}
+
+// limitValues are the values of a rate limit's two instruments: perSecond
+// and burst if they are a limit (0 < perSecond < +Inf), else +Inf for both.
+func limitValues(perSecond float64, burst int) (rate, burstValue float64) {
+	if !(perSecond > 0) || math.IsInf(perSecond, 1) {
+		return math.Inf(1), math.Inf(1)
+	}
+	return perSecond, float64(burst)
 }

@@ -3,6 +3,7 @@ package antsprom_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -24,6 +25,20 @@ type fixed struct {
 func (f *fixed) Stats() ants.Stats {
 	f.calls++
 	return f.stats
+}
+
+// limited is a fixed that also has a rate limit, as the pools of package
+// ants do, and counts the calls of RateLimit.
+type limited struct {
+	fixed
+	perSecond  float64
+	burst      int
+	limitCalls int
+}
+
+func (l *limited) RateLimit() (float64, int) {
+	l.limitCalls++
+	return l.perSecond, l.burst
 }
 
 // series is one series of a scrape as the text format shows it.
@@ -51,6 +66,7 @@ func exposition(name string, s ants.Stats) string {
 		{"ants_pool_idle_workers", "gauge", "Worker goroutines waiting for a task.", float64(s.Idle)},
 		{"ants_pool_waiting_callers", "gauge", "Callers blocked in a submit, waiting for a worker.", float64(s.Waiting)},
 		{"ants_pool_queued_tasks", "gauge", "Tasks in the pool's task buffer, accepted and not yet started.", float64(s.Queued)},
+		{"ants_pool_paused", "gauge", "1 if the pool is paused (Pause): it starts no task until Resume; else 0.", b01(s.Paused)},
 		{"ants_pool_submitted_tasks_total", "counter", "Tasks accepted: their submit call returned nil.", float64(s.Submitted)},
 		{"ants_pool_completed_tasks_total", "counter", "Tasks that returned.", float64(s.Completed)},
 		{"ants_pool_panicked_tasks_total", "counter", "Tasks that panicked (or called runtime.Goexit).", float64(s.Panicked)},
@@ -65,6 +81,7 @@ func subpoolExposition(name string, s ants.Stats) string {
 		{"ants_subpool_capacity_tasks", "gauge", "Most tasks of the sub-pool that hold a slot at once (its Cap); -1 if it has no limit of its own.", float64(s.Cap)},
 		{"ants_subpool_running_tasks", "gauge", "Tasks of the sub-pool running on its parent's workers: started and not finished.", float64(s.Running)},
 		{"ants_subpool_waiting_callers", "gauge", "Callers waiting for a slot of the sub-pool.", float64(s.Waiting)},
+		{"ants_subpool_paused", "gauge", "1 if the sub-pool is paused (Pause): it hands none of its tasks to its parent until Resume; else 0.", b01(s.Paused)},
 		{"ants_subpool_submitted_tasks_total", "counter", "Tasks of the sub-pool that its parent accepted.", float64(s.Submitted)},
 		{"ants_subpool_completed_tasks_total", "counter", "Tasks of the sub-pool that returned.", float64(s.Completed)},
 		{"ants_subpool_panicked_tasks_total", "counter", "Tasks of the sub-pool that panicked (or called runtime.Goexit).", float64(s.Panicked)},
@@ -72,11 +89,39 @@ func subpoolExposition(name string, s ants.Stats) string {
 	})
 }
 
+// limitExposition is the text format of the rate limit's series of a
+// pool's collector named name: rate and burst, +Inf for no limit.
+func limitExposition(name string, rate, burst float64) string {
+	return expose(name, []series{
+		{"ants_pool_rate_limit_tasks_per_second", "gauge", "Most tasks the pool starts a second on average (its RateLimit); +Inf if it has no rate limit.", rate},
+		{"ants_pool_rate_limit_burst_tasks", "gauge", "Most tasks the pool starts in a row under its rate limit (its burst); +Inf if it has no rate limit.", burst},
+	})
+}
+
+// subpoolLimitExposition is limitExposition for a sub-pool's collector.
+func subpoolLimitExposition(name string, rate, burst float64) string {
+	return expose(name, []series{
+		{"ants_subpool_rate_limit_tasks_per_second", "gauge", "Most tasks the sub-pool hands to its parent a second on average (its RateLimit); +Inf if it has no rate limit.", rate},
+		{"ants_subpool_rate_limit_burst_tasks", "gauge", "Most tasks the sub-pool hands to its parent in a row under its rate limit (its burst); +Inf if it has no rate limit.", burst},
+	})
+}
+
+// b01 is 1 for true and 0 for false, as the paused series reads.
+func b01(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// inf is +Inf, what the rate limit's series read for no limit.
+var inf = math.Inf(1)
+
 func TestCollector(t *testing.T) {
 	t.Run("every Stats field reaches its own series", func(t *testing.T) {
 		// Distinct values, so a field exported under another's name shows.
 		src := &fixed{stats: ants.Stats{
-			Cap: 8, Running: 7, Idle: 3, Waiting: 2, Queued: 5,
+			Cap: 8, Running: 7, Idle: 3, Waiting: 2, Queued: 5, Paused: true,
 			Submitted: 1000, Completed: 990, Panicked: 4, Rejected: 17,
 		}}
 		c := antsprom.NewCollector("work", src)
@@ -92,7 +137,7 @@ func TestCollector(t *testing.T) {
 		}
 		t.Cleanup(p.Release)
 		c := antsprom.NewCollector("unbounded", p)
-		want := exposition("unbounded", ants.Stats{Cap: -1})
+		want := exposition("unbounded", ants.Stats{Cap: -1}) + limitExposition("unbounded", inf, inf)
 		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +152,7 @@ func TestCollector(t *testing.T) {
 		want := exposition("busy", ants.Stats{
 			Cap: 2, Running: 2, Idle: 0, Waiting: 1, Queued: 1,
 			Submitted: 7, Completed: 3, Panicked: 1, Rejected: 2,
-		})
+		}) + limitExposition("busy", inf, inf)
 		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +166,7 @@ func TestCollector(t *testing.T) {
 		want := subpoolExposition("part", ants.Stats{
 			Cap: 2, Running: 2, Waiting: 1,
 			Submitted: 3, Completed: 1, Rejected: 1,
-		})
+		}) + subpoolLimitExposition("part", inf, inf)
 		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
 			t.Fatal(err)
 		}
@@ -136,8 +181,8 @@ func TestCollector(t *testing.T) {
 		// series count the sub-pool's tasks, which its workers run.
 		reg := prometheus.NewPedanticRegistry()
 		reg.MustRegister(antsprom.NewCollector("shared", p), c)
-		if n, err := testutil.GatherAndCount(reg); err != nil || n != 16 {
-			t.Fatalf("gathered %d series (err %v); want 16", n, err)
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 22 {
+			t.Fatalf("gathered %d series (err %v); want 22", n, err)
 		}
 		const parent = `# HELP ants_pool_submitted_tasks_total Tasks accepted: their submit call returned nil.
 # TYPE ants_pool_submitted_tasks_total counter
@@ -159,8 +204,8 @@ ants_pool_submitted_tasks_total{pool="shared"} 3
 			t.Fatalf("NewCollector started %d goroutines", n-before)
 		}
 		for i := 1; i <= 3; i++ {
-			if n := testutil.CollectAndCount(c); n != 9 {
-				t.Fatalf("scrape %d: %d series; want 9", i, n)
+			if n := testutil.CollectAndCount(c); n != 10 {
+				t.Fatalf("scrape %d: %d series; want 10", i, n)
 			}
 			if src.calls != i {
 				t.Fatalf("after %d scrapes Stats was called %d times", i, src.calls)
@@ -169,24 +214,137 @@ ants_pool_submitted_tasks_total{pool="shared"} 3
 	})
 
 	t.Run("promlint finds nothing", func(t *testing.T) {
-		c := antsprom.NewCollector("work", &fixed{stats: ants.Stats{Cap: 4, Submitted: 1}})
-		problems, err := testutil.CollectAndLint(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range problems {
-			t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+		for _, c := range []prometheus.Collector{
+			antsprom.NewCollector("work", &fixed{stats: ants.Stats{Cap: 4, Submitted: 1}}),
+			antsprom.NewCollector("limited", &limited{fixed: fixed{stats: ants.Stats{Cap: 4, Paused: true}}, perSecond: 10, burst: 2}),
+		} {
+			problems, err := testutil.CollectAndLint(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range problems {
+				t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+			}
 		}
 	})
 
 	t.Run("pools with different names share a registry", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		reg.MustRegister(antsprom.NewCollector("a", &fixed{}), antsprom.NewCollector("b", &fixed{}))
-		if n, err := testutil.GatherAndCount(reg); err != nil || n != 18 {
-			t.Fatalf("gathered %d series (err %v); want 18", n, err)
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 20 {
+			t.Fatalf("gathered %d series (err %v); want 20", n, err)
 		}
 		if err := reg.Register(antsprom.NewCollector("a", &fixed{})); err == nil {
 			t.Fatal("a second collector named a was registered; want an error")
+		}
+	})
+
+	t.Run("a source with RateLimit gets the limit's series, +Inf for no limit", func(t *testing.T) {
+		for _, tc := range []struct {
+			perSecond      float64
+			burst          int
+			rate, burstOut float64
+		}{
+			{2.5, 4, 2.5, 4},
+			{1e6, 1, 1e6, 1},
+			{0, 0, inf, inf},           // the default: no limit
+			{-1, 7, inf, inf},          // <= 0: no limit, and the burst is not one
+			{math.Inf(1), 3, inf, inf}, // +Inf: no limit
+		} {
+			src := &limited{fixed: fixed{stats: ants.Stats{Cap: 2}}, perSecond: tc.perSecond, burst: tc.burst}
+			c := antsprom.NewCollector("paced", src)
+			want := exposition("paced", src.stats) + limitExposition("paced", tc.rate, tc.burstOut)
+			if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+				t.Fatalf("RateLimit() = %v, %d: %v", tc.perSecond, tc.burst, err)
+			}
+			if src.calls != 1 || src.limitCalls != 1 {
+				t.Fatalf("one scrape called Stats %d and RateLimit %d times; want 1 and 1", src.calls, src.limitCalls)
+			}
+		}
+		// Without RateLimit, neither series is described or collected.
+		if n := testutil.CollectAndCount(antsprom.NewCollector("plain", &fixed{}),
+			"ants_pool_rate_limit_tasks_per_second", "ants_pool_rate_limit_burst_tasks"); n != 0 {
+			t.Fatalf("a source without RateLimit: %d limit series; want 0", n)
+		}
+	})
+
+	t.Run("a pool paused and limited, then resumed and unlimited", func(t *testing.T) {
+		p, err := ants.NewPool(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Release)
+		c := antsprom.NewCollector("gate", p)
+		check := func(when string, paused bool, rate, burst float64) {
+			t.Helper()
+			want := exposition("gate", ants.Stats{Cap: 2, Paused: paused}) + limitExposition("gate", rate, burst)
+			if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+		}
+		check("new", false, inf, inf)
+		if err := p.Pause(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.SetRateLimit(50, 5); err != nil {
+			t.Fatal(err)
+		}
+		check("paused, 50/s burst 5", true, 50, 5)
+		p.Resume()
+		if err := p.SetRateLimit(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		check("resumed, no limit", false, inf, inf)
+	})
+
+	t.Run("a sub-pool paused and limited, then resumed and unlimited", func(t *testing.T) {
+		p, err := ants.NewPool(4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Release)
+		s := ants.NewSubpool(p, 2)
+		c := antsprom.NewCollector("tenant", s)
+		check := func(when string, paused bool, rate, burst float64) {
+			t.Helper()
+			want := subpoolExposition("tenant", ants.Stats{Cap: 2, Paused: paused}) + subpoolLimitExposition("tenant", rate, burst)
+			if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+		}
+		check("new", false, inf, inf)
+		if err := s.Pause(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetRateLimit(0.5, 1); err != nil {
+			t.Fatal(err)
+		}
+		check("paused, 0.5/s burst 1", true, 0.5, 1)
+		s.Resume()
+		if err := s.SetRateLimit(math.Inf(1), 0); err != nil {
+			t.Fatal(err)
+		}
+		check("resumed, no limit", false, inf, inf)
+	})
+
+	t.Run("a multi-pool exports the limit it was given, not its member pools' shares", func(t *testing.T) {
+		mp, err := ants.NewMultiPool(3, 2, ants.RoundRobin, ants.WithRateLimit(30, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = mp.ReleaseTimeout(10 * time.Second) })
+		c := antsprom.NewCollector("multi", mp)
+		if err := mp.Pause(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := exposition("multi", ants.Stats{Cap: 6, Paused: true}) + limitExposition("multi", 30, 4)
+		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+			t.Fatal(err)
+		}
+		mp.Resume()
+		want = exposition("multi", ants.Stats{Cap: 6}) + limitExposition("multi", 30, 4)
+		if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+			t.Fatalf("resumed: %v", err)
 		}
 	})
 

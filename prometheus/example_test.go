@@ -54,7 +54,10 @@ func ExampleNewCollector() {
 	// ants_pool_completed_tasks_total{pool="work"} 10
 	// ants_pool_idle_workers{pool="work"} 0
 	// ants_pool_panicked_tasks_total{pool="work"} 0
+	// ants_pool_paused{pool="work"} 0
 	// ants_pool_queued_tasks{pool="work"} 0
+	// ants_pool_rate_limit_burst_tasks{pool="work"} +Inf
+	// ants_pool_rate_limit_tasks_per_second{pool="work"} +Inf
 	// ants_pool_rejected_tasks_total{pool="work"} 1
 	// ants_pool_running_workers{pool="work"} 0
 	// ants_pool_submitted_tasks_total{pool="work"} 10
