@@ -208,10 +208,13 @@ type fzModel struct {
 	taken                          [fzMaxIDs]bool // tasks handed to a worker
 	submitted, completed, panicked uint64
 	rejected                       uint64
-	// slack is how many fewer workers the pool may have than the model:
-	// a panic ends its worker, and which worker ran the panicking task (one
-	// the model keeps idle afterwards, or a fresh one) depends on the
-	// scheduler. settle resolves it from what the pool shows.
+	// slack is how many fewer or more workers the pool may have than the
+	// model, all idle: a panic ends its worker, and which worker ran the
+	// panicking task (one the model keeps idle afterwards, or a fresh one)
+	// depends on the scheduler; so does which of the workers freed at once,
+	// by an instant task or a panic, takes the last waiting tasks, the
+	// other going idle or ending. settle resolves it from what the pool
+	// shows.
 	slack            int
 	purging, started bool
 	now, lastTick    int64 // relative to the FakeClock's start
@@ -894,10 +897,18 @@ func (f *fz) settle() {
 	}
 	m := &f.m
 	// Workers that panics ended instead of idle ones: drop them from the
-	// model (they all went idle at the same tick, so which does not matter).
-	if d := f.gone(f.p.Stats()); d > 0 {
+	// model (they all went idle at the same tick, so which does not matter);
+	// or idle workers the pool has where the model ended one with a panic
+	// instead: add them, idle since the same tick.
+	switch d := f.gone(f.p.Stats()); {
+	case d > 0:
 		m.running -= d
 		m.idle = m.idle[:len(m.idle)-d]
+	case d < 0:
+		m.running -= d
+		for ; d < 0; d++ {
+			m.idle = append(m.idle, m.lastTick)
+		}
 	}
 	m.slack = 0
 	// The waiters whose result was due have it.
@@ -926,19 +937,20 @@ func (f *fz) settle() {
 	}
 }
 
-// mismatch returns how the pool differs from the model, or "".
 // gone returns how many of the model's idle workers the pool does not have
-// because a panic ended them instead (see fzModel.slack), or 0 if the pool's
-// state cannot be explained that way.
+// because a panic ended them instead, or minus how many more idle workers it
+// has because a panic ended a worker the model kept (see fzModel.slack), or
+// 0 if the pool's state cannot be explained that way.
 func (f *fz) gone(s ants.Stats) int {
 	m := &f.m
 	d := m.running - s.Running
-	if d < 0 || d > m.slack || d > len(m.idle) {
+	if d > m.slack || -d > m.slack || d > len(m.idle) {
 		return 0
 	}
 	return d
 }
 
+// mismatch returns how the pool differs from the model, or "".
 func (f *fz) mismatch() string {
 	m := &f.m
 	var diffs []string
