@@ -30,6 +30,14 @@ import (
 // and MaxBlockingTasks (see newFz), and each following pair of bytes is one
 // operation and its argument (see fz.step).
 //
+// Submits carry priority levels (fzLevels): a submit with a context takes
+// the level the argument byte chooses, one without a context is level 0.
+// The model orders waiting work by level as the issue specifies, and knows
+// which task each freed slot goes to: a task the pool runs out of that
+// order fails the input at once. With flag 0x40 levels age
+// (WithPriorityAging(fzAging)), on the pool's FakeClock, which the
+// "advance" operation moves.
+//
 // Every call runs on its own goroutine with a bounded wait, so a pool that
 // blocks where the model says it must not fails the input instead of hanging
 // the fuzzer. Tasks are instant, panicking, or gated: a gated task blocks
@@ -60,8 +68,29 @@ const (
 	fzMaxOps = 64
 	fzMaxIDs = fzMaxOps + 1
 	fzExpiry = time.Minute
+	fzAging  = 30 * time.Second
 	fzBound  = 5 * time.Second
 )
+
+// fzLevels are the priority levels a fuzz input draws from, by an index
+// taken from an argument byte: a few small ones, each extreme once. Index 0
+// is level 0 and means a context without a level, so that the inputs
+// written before levels keep their meaning.
+var fzLevels = [16]int{0, 1, -1, 2, 3, -2, 1, 0, 2, -1, 3, 1, 0, -2, math.MinInt, math.MaxInt}
+
+// fzLevelContext returns a cancellable context of fzLevels[i], cancelled
+// already if done.
+func fzLevelContext(i int, done bool) (context.Context, context.CancelFunc, int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if done {
+		cancel()
+	}
+	lv := fzLevels[i%len(fzLevels)]
+	if i%len(fzLevels) != 0 {
+		ctx = ants.ContextWithPriority(ctx, lv)
+	}
+	return ctx, cancel, lv
+}
 
 // fzTask is what a task does.
 type fzTask uint8
@@ -74,17 +103,59 @@ const (
 
 func (k fzTask) String() string { return [...]string{"instant", "gated", "panicking"}[k] }
 
-// fzCall is a submit call of FuzzPool or FuzzSubpool: its task, and its
-// result once it returns. FuzzPool keeps those the model says are blocked.
+// fzCall is a submit call of FuzzPool or FuzzSubpool: its task, its
+// priority level, and its result once it returns. FuzzPool's model also
+// keeps the tasks it has buffered as fzCalls (res nil for a task buffered
+// by its own submit).
 type fzCall struct {
 	id     int
 	kind   fzTask
+	level  int
+	at     int64 // when it started to wait (FuzzPool's model time)
 	res    chan error
 	cancel context.CancelFunc // nil unless it called SubmitContext
 	want   error              // its result, once the model has decided it
 	wanted bool               // want is set (FuzzSubpool)
 	got    error
 	done   bool // got is set
+}
+
+// The order of waiting work (issue 24), as both fuzzers' models apply it
+// to whatever waits: the unit of the highest effective level goes first,
+// and between equal effective levels the earlier arrival. A unit arrives
+// when its submit call starts, and the fuzzers make one call at a time, so
+// the arrival order is the order of the calls' ids. The effective level is
+// the level, or with aging d, level + ⌊waited/d⌋ saturating at MaxInt.
+
+// fzEffective returns the effective level of c at now with aging (0:
+// strict levels).
+func fzEffective(c *fzCall, now, aging int64) int {
+	if aging == 0 || now <= c.at {
+		return c.level
+	}
+	k := min((now-c.at)/aging, int64(math.MaxInt))
+	if c.level > math.MaxInt-int(k) {
+		return math.MaxInt
+	}
+	return c.level + int(k)
+}
+
+// fzBest returns the index in units of the unit that goes first at now, or
+// -1 if units is empty.
+func fzBest(units []*fzCall, now, aging int64) int {
+	best, bestEff := -1, 0
+	for i, u := range units {
+		e := fzEffective(u, now, aging)
+		if best < 0 || e > bestEff || (e == bestEff && u.id < units[best].id) {
+			best, bestEff = i, e
+		}
+	}
+	return best
+}
+
+// fzRemove returns units without its i-th element, in a new slice.
+func fzRemove(units []*fzCall, i int) []*fzCall {
+	return append(units[:i:i], units[i+1:]...)
 }
 
 // poll records the call's result if it has arrived.
@@ -100,53 +171,56 @@ func (c *fzCall) poll() bool {
 }
 
 // fzModel is what the pool should look like. Every decision the pool makes
-// depends only on counts and on the order of the task buffer, so the model
+// depends only on counts and on the order of the waiting work, so the model
 // keeps counts: busy workers (all running a gated task once the pool has
-// settled), idle workers with the tick they went idle at, the buffer, the
-// waiting callers. The model mirrors the documented rules:
+// settled), idle workers with the tick they went idle at; and the waiting
+// units, buffered tasks and blocked callers, each with its task, level and
+// arrival. The model mirrors the documented rules:
 //
 //   - a submit goes to an idle worker, else to a new worker below capacity,
 //     else to the buffer, else fails (TrySubmit, Nonblocking,
 //     MaxBlockingTasks reached) or waits;
 //   - a worker that finishes exits if the pool is above capacity, else takes
-//     the oldest buffered task (whose place goes to the oldest waiter) or the
-//     oldest waiter's task, else exits if the pool is closed, else goes idle
-//     (on top of the stack, or at the tail of the PreAlloc ring);
+//     the first waiting unit, buffered or blocked, in the order of fzBest (a
+//     buffered one leaves its room to the first blocked caller), else exits
+//     if the pool is closed, else goes idle (on top of the stack, or at the
+//     tail of the PreAlloc ring);
 //   - a purge tick reaps the idle workers that went idle before tick -
-//     expiry, and ends the purge goroutine if no worker is left.
+//     expiry, and ends the purge goroutine if no worker is left;
+//   - a caller whose context ends leaves the waiting work, and the order of
+//     the others is unchanged.
 //
-// Waiters are taken in FIFO order, except that a cancelled context wakes
-// every waiter and each requeues at the tail whenever it next gets the lock,
-// possibly behind callers that arrived after the cancel: from then until no
-// caller waits, the model only knows how many waiters were taken, and
-// FuzzPool learns which from their results. To keep that sound, only gated
-// tasks may wait while the order is unknown (fz.canWait), and a context is
-// cancelled only if every other waiter's task is gated.
+// The engine keeps the units in per-level FIFOs and compares their heads;
+// the model compares every unit, by level (aged at the model's clock) and
+// arrival, as the issue states the rule.
 type fzModel struct {
 	cap, queue, maxBlocking        int
 	preAlloc, nonblocking, noPurge bool
 	closed                         bool
+	aging                          int64 // WithPriorityAging in ns; 0: strict levels
 	running                        int
 	idle                           []int64 // tick each idle worker went idle at, oldest first
 	busyGated                      int
-	buffer                         []fzTask
-	waiters                        []*fzCall // blocked as far as the model knows
-	unordered                      bool      // waiters' order is unknown
-	anonTaken                      int       // waiters taken while unordered, not yet identified
-	expecting                      []*fzCall // waiters whose result is decided but not yet checked
-	pending                        []fzTask  // tasks handed to a worker, not yet run by the model
+	buffer                         []*fzCall      // buffered tasks, in no particular order
+	waiters                        []*fzCall      // blocked callers, in no particular order
+	expecting                      []*fzCall      // waiters whose result is decided but not yet checked
+	pending                        []*fzCall      // tasks handed to a worker, not yet run by the model
+	taken                          [fzMaxIDs]bool // tasks handed to a worker
 	submitted, completed, panicked uint64
 	rejected                       uint64
-	// slack is how many fewer workers the pool may have than the model:
-	// a panic ends its worker, and which worker ran the panicking task (one
-	// the model keeps idle afterwards, or a fresh one) depends on the
-	// scheduler. settle resolves it from what the pool shows.
+	// slack is how many fewer or more workers the pool may have than the
+	// model, all idle: a panic ends its worker, and which worker ran the
+	// panicking task (one the model keeps idle afterwards, or a fresh one)
+	// depends on the scheduler; so does which of the workers freed at once,
+	// by an instant task or a panic, takes the last waiting tasks, the
+	// other going idle or ending. settle resolves it from what the pool
+	// shows.
 	slack            int
 	purging, started bool
 	now, lastTick    int64 // relative to the FakeClock's start
 }
 
-func (m *fzModel) nWaiting() int { return len(m.waiters) - m.anonTaken }
+func (m *fzModel) nWaiting() int { return len(m.waiters) }
 
 // fzOutcome is what a submit does.
 type fzOutcome int
@@ -175,16 +249,16 @@ func (m *fzModel) outcome(try bool) fzOutcome {
 }
 
 // accept places an accepted task as the pool does.
-func (m *fzModel) accept(k fzTask) {
+func (m *fzModel) accept(c *fzCall) {
 	m.submitted++
 	switch {
 	case len(m.idle) > 0:
 		m.detachIdle()
-		m.pending = append(m.pending, k)
+		m.pending = append(m.pending, c)
 	case m.cap < 0 || m.running < m.cap:
-		m.spawn(k)
+		m.spawn(c)
 	default:
-		m.buffer = append(m.buffer, k)
+		m.buffer = append(m.buffer, c)
 	}
 }
 
@@ -196,12 +270,12 @@ func (m *fzModel) detachIdle() {
 	}
 }
 
-func (m *fzModel) spawn(k fzTask) {
+func (m *fzModel) spawn(c *fzCall) {
 	m.running++
 	if !m.purging && !m.noPurge && !m.closed {
 		m.startPurge()
 	}
-	m.pending = append(m.pending, k)
+	m.pending = append(m.pending, c)
 }
 
 func (m *fzModel) startPurge() {
@@ -213,9 +287,10 @@ func (m *fzModel) startPurge() {
 // their worker looks for the next task; gated ones keep their worker busy.
 func (m *fzModel) drain() {
 	for len(m.pending) > 0 {
-		k := m.pending[0]
+		c := m.pending[0]
 		m.pending = m.pending[1:]
-		switch k {
+		m.taken[c.id] = true
+		switch c.kind {
 		case fzGated:
 			m.busyGated++
 			continue
@@ -239,8 +314,8 @@ func (m *fzModel) afterTask() {
 		m.running--
 		return
 	}
-	if k, ok := m.nextTask(); ok {
-		m.pending = append(m.pending, k)
+	if c := m.nextTask(); c != nil {
+		m.pending = append(m.pending, c)
 		return
 	}
 	if m.closed {
@@ -250,32 +325,34 @@ func (m *fzModel) afterTask() {
 	m.idle = append(m.idle, m.lastTick)
 }
 
-func (m *fzModel) nextTask() (fzTask, bool) {
-	if len(m.buffer) > 0 {
-		k := m.buffer[0]
-		m.buffer = m.buffer[1:]
-		if wk, ok := m.takeWaiter(); ok {
-			m.buffer = append(m.buffer, wk)
+// nextTask takes the task that gets a free slot, or returns nil if
+// nothing waits: the first waiting unit, buffered or blocked. A buffered
+// one leaves room in the buffer, which goes to the first blocked caller.
+func (m *fzModel) nextTask() *fzCall {
+	b, w := fzBest(m.buffer, m.now, m.aging), fzBest(m.waiters, m.now, m.aging)
+	switch {
+	case b < 0 && w < 0:
+		return nil
+	case w < 0 || (b >= 0 && fzBest([]*fzCall{m.buffer[b], m.waiters[w]}, m.now, m.aging) == 0):
+		c := m.buffer[b]
+		m.buffer = fzRemove(m.buffer, b)
+		if w >= 0 {
+			m.buffer = append(m.buffer, m.takeWaiter(w))
 		}
-		return k, true
+		return c
+	default:
+		return m.takeWaiter(w)
 	}
-	return m.takeWaiter()
 }
 
-func (m *fzModel) takeWaiter() (fzTask, bool) {
-	if m.nWaiting() == 0 {
-		return 0, false
-	}
+// takeWaiter accepts the task of waiters[i], whose call returns nil.
+func (m *fzModel) takeWaiter(i int) *fzCall {
+	w := m.waiters[i]
+	m.waiters = fzRemove(m.waiters, i)
 	m.submitted++
-	if m.unordered {
-		m.anonTaken++
-		return fzGated, true
-	}
-	w := m.waiters[0]
-	m.waiters = m.waiters[1:]
 	w.want = nil
 	m.expecting = append(m.expecting, w)
-	return w.kind, true
+	return w
 }
 
 // finishGated is a gated task that got its token.
@@ -307,11 +384,11 @@ func (m *fzModel) tune(n int) {
 // serve starts workers for buffered tasks and waiters while there is room.
 func (m *fzModel) serve() {
 	for m.cap < 0 || m.running < m.cap {
-		k, ok := m.nextTask()
-		if !ok {
+		c := m.nextTask()
+		if c == nil {
 			return
 		}
-		m.spawn(k)
+		m.spawn(c)
 	}
 }
 
@@ -334,7 +411,7 @@ func (m *fzModel) release() bool {
 		m.rejected++
 		m.expecting = append(m.expecting, w)
 	}
-	m.waiters, m.unordered = nil, false
+	m.waiters = nil
 	m.purging = false
 	return true
 }
@@ -365,10 +442,25 @@ func (m *fzModel) tick() {
 }
 
 func (m *fzModel) String() string {
-	return fmt.Sprintf("{cap %d closed %v running %d idle %d busy %d buffer %v waiting %d (unordered %v, %d taken) "+
+	return fmt.Sprintf("{cap %d closed %v aging %v now %v running %d idle %d busy %d buffer %v waiting %v "+
 		"submitted %d completed %d panicked %d rejected %d purging %v lastTick %v}",
-		m.cap, m.closed, m.running, len(m.idle), m.busyGated, m.buffer, m.nWaiting(), m.unordered, m.anonTaken,
+		m.cap, m.closed, time.Duration(m.aging), time.Duration(m.now), m.running, len(m.idle), m.busyGated,
+		fzUnits(m.buffer), fzUnits(m.waiters),
 		m.submitted, m.completed, m.panicked, m.rejected, m.purging, time.Duration(m.lastTick))
+}
+
+// fzUnits describes waiting units: task id, level and arrival time.
+func fzUnits(units []*fzCall) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, u := range units {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d@L%d,t%v", u.id, u.level, time.Duration(u.at))
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // fz applies one input to one pool.
@@ -394,7 +486,8 @@ type fz struct {
 // newFz builds the pool that b0 and b1 describe:
 //
 //	b0 % 3: Pool, PoolWithFunc, PoolWithFuncGeneric[int]
-//	b0 & 0x04: PreAlloc; 0x08: Nonblocking; 0x10: DisablePurge
+//	b0 & 0x04: PreAlloc; 0x08: Nonblocking; 0x10: DisablePurge;
+//	     0x40: WithPriorityAging(fzAging), else strict levels
 //	b1 % 5: size (0 is unlimited)
 //	(b1 >> 3) & 3: QueueSize 0, 1, 2 or -1 (unbounded)
 //	(b1 >> 5) & 3: MaxBlockingTasks 0, 1, 2 or -1
@@ -411,6 +504,9 @@ func newFz(t *testing.T, b0, b1 byte) *fz {
 	}
 	m := &f.m
 	m.preAlloc, m.nonblocking, m.noPurge = b0&0x04 != 0, b0&0x08 != 0, b0&0x10 != 0
+	if b0&0x40 != 0 {
+		m.aging = int64(fzAging)
+	}
 	size := int(b1 % 5)
 	m.queue, m.maxBlocking = choices[(b1>>3)&3], choices[(b1>>5)&3]
 	m.cap = size
@@ -426,11 +522,12 @@ func newFz(t *testing.T, b0, b1 byte) *fz {
 		ants.WithQueueSize(m.queue),
 		ants.WithMaxBlockingTasks(m.maxBlocking),
 		ants.WithPanicHandler(func(any) {}),
+		ants.WithPriorityAging(time.Duration(m.aging)),
 	}
 	var err error
 	f.p, err = kindsWhere(isSingle)[b0%3].new(size, opts...)
-	f.logf("new pool: kind %d size %d preAlloc %v nonblocking %v noPurge %v queue %d maxBlocking %d",
-		b0%3, size, m.preAlloc, m.nonblocking, m.noPurge, m.queue, m.maxBlocking)
+	f.logf("new pool: kind %d size %d preAlloc %v nonblocking %v noPurge %v queue %d maxBlocking %d aging %v",
+		b0%3, size, m.preAlloc, m.nonblocking, m.noPurge, m.queue, m.maxBlocking, time.Duration(m.aging))
 	if m.preAlloc && size == 0 {
 		if !errors.Is(err, ants.ErrInvalidPreAllocSize) {
 			t.Fatalf("PreAlloc with size 0: err = %v, want ErrInvalidPreAllocSize", err)
@@ -558,24 +655,29 @@ const (
 )
 
 // step applies one operation with its argument.
+//
+// The submits of a gated, instant or panicking task are Submit (level 0)
+// if arg is 0, else SubmitContext at level fzLevels[arg%16]; the
+// SubmitContext operation submits a gated task with a context already
+// cancelled if arg&1, at level fzLevels[arg>>1%16]. TrySubmit has no
+// context: its arg chooses the task. Advance moves the FakeClock: with a
+// tick if a purge goroutine runs and arg < 0x80, else only forward, by 0 to
+// 3/2 fzAging, so that aging meets every remainder of its floor.
 func (f *fz) step(op, arg byte) {
 	f.t.Helper()
 	m := &f.m
 	switch op % fzOpCount {
 	case fzOpSubmitGated:
-		f.submit("Submit", fzGated, false, nil)
+		f.submitAt(fzGated, arg)
 	case fzOpSubmitInstant:
-		f.submit("Submit", fzInstant, false, nil)
+		f.submitAt(fzInstant, arg)
 	case fzOpSubmitPanic:
-		f.submit("Submit", fzPanic, false, nil)
+		f.submitAt(fzPanic, arg)
 	case fzOpTrySubmit:
 		f.submit("TrySubmit", fzTask(arg%3), true, nil)
 	case fzOpSubmitContext:
-		ctx, cancel := context.WithCancel(context.Background())
-		if arg&1 != 0 {
-			cancel()
-		}
-		f.submit("SubmitContext", fzGated, false, &fzCtx{ctx, cancel})
+		ctx, cancel, lv := fzLevelContext(int(arg>>1), arg&1 != 0)
+		f.submit("SubmitContext", fzGated, false, &fzCtx{ctx, cancel, lv})
 	case fzOpCancelWaiter:
 		f.cancelWaiter(int(arg))
 	case fzOpTune:
@@ -619,8 +721,11 @@ func (f *fz) step(op, arg byte) {
 			m.finishGated()
 		}
 	case fzOpAdvance:
-		if !m.purging {
-			f.logf("advance skipped: no purge goroutine")
+		if !m.purging || arg >= 0x80 {
+			d := fzAging * time.Duration(arg%4) / 2
+			f.logf("forward the clock by %v, no tick", d)
+			m.now += int64(d)
+			f.clock.Forward(d)
 			break
 		}
 		d := fzExpiry * time.Duration(1+arg%4) / 2
@@ -653,11 +758,20 @@ func (f *fz) step(op, arg byte) {
 type fzCtx struct {
 	ctx    context.Context
 	cancel context.CancelFunc
+	level  int
 }
 
-// canWait reports whether a task of kind k may join the waiters: any kind
-// while their order is known, only gated tasks otherwise.
-func (f *fz) canWait(k fzTask) bool { return k == fzGated || !f.m.unordered }
+// submitAt submits a task of kind k with Submit if arg is 0, else with
+// SubmitContext at level fzLevels[arg%16].
+func (f *fz) submitAt(k fzTask, arg byte) {
+	f.t.Helper()
+	if arg == 0 {
+		f.submit("Submit", k, false, nil)
+		return
+	}
+	ctx, cancel, lv := fzLevelContext(int(arg), false)
+	f.submit("SubmitContext", k, false, &fzCtx{ctx, cancel, lv})
+}
 
 // submit makes one submit call of a task of kind k and checks its result,
 // or, if the model says the caller must wait, leaves it waiting.
@@ -666,9 +780,11 @@ func (f *fz) submit(name string, k fzTask, try bool, c *fzCtx) {
 	m := &f.m
 	id := f.newID(k)
 	out := m.outcome(try)
-	if out == fzWait && !f.canWait(k) {
-		// Keep the model exact: such a caller must not wait now.
-		name, try, out = "TrySubmit", true, fzOverload
+	u := &fzCall{id: id, kind: k, at: m.now}
+	what := fmt.Sprintf("task %d, %v", id, k)
+	if c != nil {
+		u.level = c.level
+		what += fmt.Sprintf(", level %d", c.level)
 	}
 	var call func() error
 	switch {
@@ -680,9 +796,9 @@ func (f *fz) submit(name string, k fzTask, try bool, c *fzCtx) {
 		call = func() error { return f.p.submit(f.task(id)) }
 	}
 	if c != nil && c.ctx.Err() != nil {
-		f.logf("%s(task %d, %v) with a cancelled context", name, id, k)
+		f.logf("%s(%s) with a cancelled context", name, what)
 	} else {
-		f.logf("%s(task %d, %v): model says %v", name, id, k, out)
+		f.logf("%s(%s): model says %v", name, what, out)
 	}
 	res := fzGo(call)
 
@@ -691,18 +807,18 @@ func (f *fz) submit(name string, k fzTask, try bool, c *fzCtx) {
 	case c != nil && c.ctx.Err() != nil:
 		want = context.Canceled // checked before anything else
 	case out == fzWait:
-		w := &fzCall{id: id, kind: k, res: res}
+		u.res = res
 		if c != nil {
-			w.cancel = c.cancel
+			u.cancel = c.cancel
 		}
-		m.waiters = append(m.waiters, w)
+		m.waiters = append(m.waiters, u)
 		return
 	case out == fzClosed:
 		want = ants.ErrPoolClosed
 	case out == fzOverload:
 		want = ants.ErrPoolOverload
 	default:
-		m.accept(k)
+		m.accept(u)
 	}
 	if c != nil {
 		defer c.cancel()
@@ -733,13 +849,6 @@ func (f *fz) cancelWaiter(arg int) {
 	}
 	i := cancellable[arg%len(cancellable)]
 	w := m.waiters[i]
-	rest := append(append([]*fzCall(nil), m.waiters[:i]...), m.waiters[i+1:]...)
-	for _, o := range rest {
-		if o.kind != fzGated {
-			f.logf("cancel skipped: would reorder waiters with tasks that are not gated")
-			return
-		}
-	}
 	f.logf("cancel the context of waiter task %d", w.id)
 	w.cancel()
 	err := f.await("a cancelled SubmitContext", w.res)
@@ -749,10 +858,7 @@ func (f *fz) cancelWaiter(arg int) {
 		f.fatalf("cancelled SubmitContext(task %d) = %v, want context.Canceled", w.id, err)
 	}
 	m.rejected++
-	m.waiters = rest
-	// The cancel woke every waiter; each requeues at the tail when it gets
-	// the lock again, which may be after callers that arrive later.
-	m.unordered = len(rest) > 0
+	m.waiters = fzRemove(m.waiters, i)
 }
 
 func (f *fz) releaseTimeout() {
@@ -791,32 +897,25 @@ func (f *fz) settle() {
 	}
 	m := &f.m
 	// Workers that panics ended instead of idle ones: drop them from the
-	// model (they all went idle at the same tick, so which does not matter).
-	if d := f.gone(f.p.Stats()); d > 0 {
+	// model (they all went idle at the same tick, so which does not matter);
+	// or idle workers the pool has where the model ended one with a panic
+	// instead: add them, idle since the same tick.
+	switch d := f.gone(f.p.Stats()); {
+	case d > 0:
 		m.running -= d
 		m.idle = m.idle[:len(m.idle)-d]
+	case d < 0:
+		m.running -= d
+		for ; d < 0; d++ {
+			m.idle = append(m.idle, m.lastTick)
+		}
 	}
 	m.slack = 0
-	// The waiters whose result was due have it; the anonymous ones taken
-	// are identified by their result.
+	// The waiters whose result was due have it.
 	for _, w := range m.expecting {
 		f.mark(w.id, w.got)
 	}
 	m.expecting = nil
-	if m.anonTaken > 0 {
-		rest := m.waiters[:0]
-		for _, w := range m.waiters {
-			if w.done {
-				f.mark(w.id, nil)
-				continue
-			}
-			rest = append(rest, w)
-		}
-		m.waiters, m.anonTaken = rest, 0
-	}
-	if len(m.waiters) == 0 {
-		m.unordered = false
-	}
 
 	// Invariants that do not depend on the model.
 	if err := f.p.checkInvariants(); err != nil {
@@ -838,19 +937,20 @@ func (f *fz) settle() {
 	}
 }
 
-// mismatch returns how the pool differs from the model, or "".
 // gone returns how many of the model's idle workers the pool does not have
-// because a panic ended them instead (see fzModel.slack), or 0 if the pool's
-// state cannot be explained that way.
+// because a panic ended them instead, or minus how many more idle workers it
+// has because a panic ended a worker the model kept (see fzModel.slack), or
+// 0 if the pool's state cannot be explained that way.
 func (f *fz) gone(s ants.Stats) int {
 	m := &f.m
 	d := m.running - s.Running
-	if d < 0 || d > m.slack || d > len(m.idle) {
+	if d > m.slack || -d > m.slack || d > len(m.idle) {
 		return 0
 	}
 	return d
 }
 
+// mismatch returns how the pool differs from the model, or "".
 func (f *fz) mismatch() string {
 	m := &f.m
 	var diffs []string
@@ -896,24 +996,65 @@ func (f *fz) mismatch() string {
 			f.fatalf("waiter task %d returned %v, want %v", w.id, w.got, w.want)
 		}
 	}
-	returned := 0
 	for _, w := range m.waiters {
-		if !w.poll() {
-			continue
-		}
-		returned++
-		if !m.unordered {
-			f.fatalf("waiter task %d returned %v while the model has it waiting", w.id, w.got)
-		}
-		if w.got != nil {
-			f.fatalf("waiter task %d returned %v; only a worker taking its task may end its wait here", w.id, w.got)
+		if w.poll() {
+			f.fatalf("waiter task %d (level %d) returned %v while the model has it waiting behind %v",
+				w.id, w.level, w.got, f.ahead(w))
 		}
 	}
-	if returned > m.anonTaken {
-		f.fatalf("%d waiters returned, but workers took only %d tasks from waiters", returned, m.anonTaken)
+	// Which tasks have started: a task the model has waiting that ran was
+	// taken out of order.
+	for id := 0; id < f.nextID; id++ {
+		switch got := f.runs[id].Load(); {
+		case got > 0 && !m.taken[id]:
+			u := f.waitingUnit(id)
+			if u == nil {
+				f.fatalf("task %d ran, but the model has it neither started nor waiting", id)
+			}
+			f.fatalf("task %d (level %d) ran while the model has it waiting behind %v, and gave the slot to %v",
+				id, u.level, f.ahead(u), f.notStarted())
+		case got == 0 && m.taken[id]:
+			diffs = append(diffs, fmt.Sprintf("task %d has not started", id))
+		}
 	}
-	check("waiters taken that returned", returned, m.anonTaken)
 	return strings.Join(diffs, "; ")
+}
+
+// waitingUnit returns the waiting unit, buffered or blocked, of task id, or
+// nil.
+func (f *fz) waitingUnit(id int) *fzCall {
+	for _, u := range append(append([]*fzCall(nil), f.m.buffer...), f.m.waiters...) {
+		if u.id == id {
+			return u
+		}
+	}
+	return nil
+}
+
+// notStarted returns the tasks the model has handed to a worker that have
+// not started.
+func (f *fz) notStarted() []int {
+	var ids []int
+	for id := 0; id < f.nextID; id++ {
+		if f.m.taken[id] && f.runs[id].Load() == 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// ahead describes the units that go before u by the model's order: those
+// that wait with it and would get a slot first, then how many are running.
+func (f *fz) ahead(u *fzCall) string {
+	m := &f.m
+	var before []*fzCall
+	for _, o := range append(append([]*fzCall(nil), m.buffer...), m.waiters...) {
+		if o != u && fzBest([]*fzCall{o, u}, m.now, m.aging) == 0 {
+			before = append(before, o)
+		}
+	}
+	return fmt.Sprintf("%s (effective level %d at %v; %d busy)", fzUnits(before),
+		fzEffective(u, m.now, m.aging), time.Duration(m.now), m.busyGated)
 }
 
 // finish drains the pool and checks that tasks ran exactly when accepted

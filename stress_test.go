@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -21,13 +22,18 @@ import (
 // configuration is its pool's) under every configuration that changes how
 // a task is placed, while several goroutines submit in every way the API
 // allows and, at the same time, tune, release, reboot and release with a
-// timeout. A real clock with an expiry of a few milliseconds keeps the
-// purge running throughout. It checks, while it runs and at each quiet point:
+// timeout. Submits with a context carry random priority levels
+// (stressLevel), and two configurations age them (WithPriorityAging), so
+// that the waiting work spans several levels, extremes included. A real
+// clock with an expiry of a few milliseconds keeps the purge running
+// throughout. It checks, while it runs and at each quiet point:
 //
 //   - every task whose submit returned nil ran exactly once, and no task
 //     whose submit returned an error ran;
 //   - errors are of the kinds the call may return;
 //   - the counters never contradict each other or the tasks actually run;
+//   - after every call, the engine's invariants (checkInvariants), the
+//     waiting work's per-level queues included;
 //   - at a quiet point, Running <= Cap, nothing waits or is queued, and
 //     Submitted == Completed + Panicked;
 //   - no call blocks for longer than stressCallBound (a hang fails the test
@@ -65,7 +71,9 @@ func stressDuration() time.Duration {
 // wait, and the count only ends those that refuse tasks at once.
 func stressMaxOps() int { return max(3000, 15*int(stressDuration()/time.Millisecond)) }
 
-// stressConfig is one way of configuring a pool.
+// stressConfig is one way of configuring a pool. Two configurations age
+// priority levels by about a task's length, so that waiting units do change
+// rank while they wait; the others keep strict levels.
 type stressConfig struct {
 	name        string
 	size        int // per sub-pool for the multi-pools
@@ -73,6 +81,7 @@ type stressConfig struct {
 	maxBlocking int
 	nonblocking bool
 	preAlloc    bool
+	aging       time.Duration // WithPriorityAging; 0: strict levels
 }
 
 func (c stressConfig) options(h *stressHarness) []ants.Option {
@@ -82,6 +91,7 @@ func (c stressConfig) options(h *stressHarness) []ants.Option {
 		ants.WithQueueSize(c.queueSize),
 		ants.WithMaxBlockingTasks(c.maxBlocking),
 		ants.WithNonblocking(c.nonblocking),
+		ants.WithPriorityAging(c.aging),
 		ants.WithPanicHandler(func(any) { h.panics.Add(1) }),
 	}
 }
@@ -92,10 +102,10 @@ func (c stressConfig) mayOverload() bool { return c.nonblocking || c.maxBlocking
 var stressConfigs = []stressConfig{
 	{name: "blocking", size: 3},
 	{name: "PreAlloc", size: 3, preAlloc: true},
-	{name: "QueueSize", size: 3, queueSize: 4},
+	{name: "QueueSize with aging", size: 3, queueSize: 4, aging: 20 * time.Microsecond},
 	{name: "Nonblocking", size: 3, nonblocking: true},
 	{name: "Nonblocking with QueueSize", size: 3, nonblocking: true, queueSize: 2},
-	{name: "MaxBlockingTasks", size: 3, maxBlocking: 2},
+	{name: "MaxBlockingTasks with aging", size: 3, maxBlocking: 2, aging: 50 * time.Microsecond},
 	{name: "PreAlloc with QueueSize and MaxBlockingTasks", size: 3, preAlloc: true, queueSize: 2, maxBlocking: 1},
 }
 
@@ -483,7 +493,13 @@ func (h *stressHarness) hammer(g int, p *testPool, cfg stressConfig, deadline ti
 				return
 			}
 			var err error
-			h.call(g, "Submit", func() { err = p.submit(h.task(stressTaskArg(id))) })
+			if rand.IntN(2) == 0 {
+				h.call(g, "Submit", func() { err = p.submit(h.task(stressTaskArg(id))) })
+			} else {
+				// A submit that waits as long as it takes, at a level.
+				ctx := stressLevelContext(context.Background())
+				h.call(g, "SubmitContext at a level", func() { err = p.submitContext(ctx, h.task(stressTaskArg(id))) })
+			}
 			h.settle(id, err)
 			h.checkErr("Submit", err, cfg.mayOverload(), nil)
 		case stressOpSubmitContext:
@@ -530,9 +546,37 @@ func (h *stressHarness) hammer(g int, p *testPool, cfg stressConfig, deadline ti
 	}
 }
 
+// stressLevel returns a random priority level: mostly -2 to 3, and now and
+// then math.MinInt or math.MaxInt.
+func stressLevel() int {
+	switch r := rand.IntN(60); r {
+	case 0:
+		return math.MinInt
+	case 1:
+		return math.MaxInt
+	default:
+		return r%6 - 2
+	}
+}
+
+// stressLevelContext returns ctx with a random level, or ctx itself (level
+// 0, no value) one time in four.
+func stressLevelContext(ctx context.Context) context.Context {
+	if rand.IntN(4) == 0 {
+		return ctx
+	}
+	return ants.ContextWithPriority(ctx, stressLevel())
+}
+
 // stressContext returns a context that is cancelled before the call, at a
-// random moment during it, by a deadline, or never.
+// random moment during it, by a deadline, or never; it carries a random
+// level (stressLevelContext).
 func stressContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := stressCancelContext()
+	return stressLevelContext(ctx), cancel
+}
+
+func stressCancelContext() (context.Context, context.CancelFunc) {
 	switch rand.IntN(4) {
 	case 0:
 		ctx, cancel := context.WithCancel(context.Background())

@@ -30,9 +30,13 @@ import (
 // argument (see fs.step).
 //
 // Tasks are instant, panicking, or gated: a gated task holds its slot until
-// an "unblock" operation opens its gate. Once instant and panicking tasks
-// have finished, the model is exact: every decision depends only on the
-// slots held by gated tasks and the FIFO of waiting callers.
+// an "unblock" operation opens its gate. SubmitContext carries a priority
+// level (fzLevels), Submit and TrySubmit level 0; a sub-pool gives a freed
+// slot to the waiting caller of the highest level, the earliest arrival
+// first within a level (a sub-pool's levels do not age). Once instant and
+// panicking tasks have finished, the model is exact: every decision depends
+// only on the slots held by gated tasks and the waiting callers, in that
+// order.
 func FuzzSubpool(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 {
@@ -47,15 +51,16 @@ func FuzzSubpool(f *testing.F) {
 // fsModel is what the sub-pool should look like once instant and panicking
 // tasks have finished. It mirrors subpool.go's rules: a submit takes a slot
 // if the sub-pool is open, nobody waits and held < cap; a slot given back
-// goes to the oldest waiter if held <= cap, else is dropped; a task the
-// parent refuses gives its slot back at once.
+// goes to the first waiter (fzBest: highest level, then earliest arrival)
+// if held <= cap, else is dropped; a task the parent refuses gives its slot
+// back at once.
 type fsModel struct {
 	cap          int // -1: no limit
 	held         int // slots held, by gated tasks once settled
 	closed       bool
 	parentClosed bool
-	waiters      []*fzCall
-	gated        []int // ids of the gated tasks running, oldest first
+	waiters      []*fzCall // in no particular order
+	gated        []int     // ids of the gated tasks running, oldest first
 
 	submitted, completed, panicked, rejected uint64
 }
@@ -82,7 +87,7 @@ func (m *fsModel) take(c *fzCall) error {
 	return nil
 }
 
-// giveBack returns one slot: to the oldest waiter if the limit allows,
+// giveBack returns one slot: to the first waiter if the limit allows,
 // otherwise to the sub-pool.
 func (m *fsModel) giveBack() {
 	if len(m.waiters) > 0 && (m.cap < 0 || m.held <= m.cap) {
@@ -92,10 +97,11 @@ func (m *fsModel) giveBack() {
 	m.held--
 }
 
-// grant hands a slot, already counted in held, to the oldest waiter.
+// grant hands a slot, already counted in held, to the first waiter.
 func (m *fsModel) grant() {
-	w := m.waiters[0]
-	m.waiters = m.waiters[1:]
+	i := fzBest(m.waiters, 0, 0)
+	w := m.waiters[i]
+	m.waiters = fzRemove(m.waiters, i)
 	w.want, w.wanted = m.take(w), true
 }
 
@@ -268,7 +274,7 @@ func (f *fs) step(op, arg byte) {
 	m := &f.m
 	switch op % fsOpCount {
 	case fsOpSubmit, fsOpSubmitContext, fsOpTrySubmit:
-		f.submit(op%fsOpCount, fzTask(arg%3))
+		f.submit(op%fsOpCount, fzTask(arg%3), int(arg/3))
 	case fsOpSubmitNil:
 		want := ants.ErrNilTask
 		if m.closed {
@@ -353,8 +359,9 @@ func (f *fs) step(op, arg byte) {
 	f.settle()
 }
 
-// submit starts a submit call of a new task of kind k on its own goroutine.
-func (f *fs) submit(op byte, k fzTask) {
+// submit starts a submit call of a new task of kind k on its own goroutine;
+// SubmitContext's is at level fzLevels[lv%16].
+func (f *fs) submit(op byte, k fzTask, lv int) {
 	id := len(f.calls)
 	c := &fzCall{id: id, kind: k, res: make(chan error, 1)}
 	f.calls = append(f.calls, c)
@@ -366,7 +373,8 @@ func (f *fs) submit(op byte, k fzTask) {
 		call = func() error { return f.s.Submit(task) }
 	case fsOpSubmitContext:
 		var ctx context.Context
-		ctx, c.cancel = context.WithCancel(context.Background())
+		ctx, c.cancel, c.level = fzLevelContext(lv, false)
+		name = fmt.Sprintf("SubmitContext[level %d]", c.level)
 		call = func() error { return f.s.SubmitContext(ctx, task) }
 	default:
 		call = func() error { return f.s.TrySubmit(task) }
