@@ -106,7 +106,7 @@ func runWrapped[R any](w wrapperRun, fn func() (R, error), record func(R, error)
 
 // runOn returns the wrapperRun of a task submitted to s now.
 func runOn(s Submitter) wrapperRun {
-	run := wrapperRun{obs: observerOf(s)}
+	run := wrapperRun{obs: observerOf(s), onPanic: panicKept}
 	if run.obs != nil {
 		run.submitted = nanotime()
 	}
