@@ -7,6 +7,7 @@ require (
 	github.com/e62cffed/ants v0.0.0-00010101000000-000000000000
 	github.com/e62cffed/ants/examples/httpserver v0.0.0-00010101000000-000000000000
 	github.com/e62cffed/ants/prometheus v0.0.0-00010101000000-000000000000
+	github.com/gammazero/workerpool v1.2.1
 	github.com/go-pkgz/pool v0.9.0
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/prometheus/client_golang v1.22.0
@@ -41,6 +42,7 @@ require (
 	git.sr.ht/~sbinet/gg v0.6.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
+	github.com/gammazero/deque v1.2.1 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
@@ -51,6 +53,7 @@ require (
 	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/term v0.28.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
+	golang.org/x/time v0.14.0 // indirect
 )
 
 replace (
