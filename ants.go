@@ -26,10 +26,13 @@
 // Go, the groups, Stream, Keyed and Subpool run on any Submitter: a Pool, a
 // MultiPool, a Subpool, or a type of the program's own.
 //
-// Handing a task to a pool with an idle worker costs less than sending it to
-// a buffered channel of workers, and Submit allocates nothing beyond the
-// caller's closure; each wrapper's doc says what it adds, and BENCHMARKS.md
-// has the figures.
+// Handing a task to a pool with idle workers costs less than sending it to
+// an unbuffered channel of workers (the same semantics), and from one
+// submitter about as much as sending it to a buffered one; from many
+// submitters a buffered channel is faster, and on a pool that is always
+// full (as many workers as cores) both kinds of channel are. Submit
+// allocates nothing beyond the caller's closure; each wrapper's doc says
+// what it adds, and BENCHMARKS.md has the figures by shape.
 //
 // # Differences from ants
 //

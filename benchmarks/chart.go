@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"os"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -109,7 +110,7 @@ func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
 		bar.LineStyle.Width = 0
 		bar.Color = colorOther
 		switch {
-		case l.name() == "e62cffed/ants" || l.name() == "e62cffed/ants+queue":
+		case strings.HasPrefix(l.name(), "e62cffed/ants"):
 			bar.Color = colorOurs
 		case isBaseline(l.name()):
 			bar.Color = colorBaseline

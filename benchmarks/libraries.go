@@ -61,6 +61,7 @@ func libraries() []library {
 	return []library{
 		e62cffedAnts{},
 		e62cffedAnts{queue: true},
+		e62cffedAnts{unbounded: true},
 		panjf2000Ants{},
 		pondLib{},
 		concLib{},
@@ -155,19 +156,27 @@ func (r antsRunner) stop() { r.pool.Release() }
 // e62cffedAnts is this repository's library, with default options (in
 // particular no task buffer) except for the expiry; with queue set, it also
 // buffers up to capacity tasks (WithQueueSize), which is what a channel pool
-// of capacity workers over a channel of capacity slots does.
-type e62cffedAnts struct{ queue bool }
+// of capacity workers over a channel of capacity slots does; with unbounded
+// set, it buffers every task no worker can take (WithQueueSize(-1)), as
+// pond's default queue does, so that Submit never waits.
+type e62cffedAnts struct{ queue, unbounded bool }
 
 func (l e62cffedAnts) name() string {
-	if l.queue {
+	switch {
+	case l.queue:
 		return "e62cffed/ants+queue"
+	case l.unbounded:
+		return "e62cffed/ants+unbounded"
 	}
 	return "e62cffed/ants"
 }
 
 func (l e62cffedAnts) like() string {
-	if l.queue {
+	switch {
+	case l.queue:
 		return bufferedBaseline
+	case l.unbounded:
+		return "" // no channel pool has an unbounded buffer; pond is its peer
 	}
 	return unbufferedBaseline
 }
@@ -179,6 +188,9 @@ func (l e62cffedAnts) start(cfg poolConfig, task func()) runner {
 	}
 	if l.queue {
 		opts = append(opts, eants.WithQueueSize(cfg.capacity))
+	}
+	if l.unbounded {
+		opts = append(opts, eants.WithQueueSize(-1))
 	}
 	p, err := eants.NewPool(cfg.capacity, opts...)
 	if err != nil {
