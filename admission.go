@@ -49,11 +49,31 @@ func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st tas
 		return ErrPoolClosed
 	}
 	p.lock.Lock()
-	if !p.closed.Load() && !p.gated && p.slotFreeLocked() {
-		p.acceptUnlock(arg, st)
-		return nil
+	if !p.closed.Load() && !p.gated {
+		if p.slotFreeLocked() {
+			p.acceptUnlock(arg, st)
+			return nil
+		}
+		if ctx == context.Background() && p.waitq.blocked == 0 && p.bufferRoomLocked() {
+			// Into the buffer at level 0, without submitSlow's look at
+			// the level: the way of most buffered tasks.
+			p.bufferUnlock(0, arg, st)
+			return nil
+		}
 	}
 	return p.submitSlow(ctx, arg, try, st)
+}
+
+// bufferUnlock accepts arg, stamped st, into the buffer at level, and
+// releases p.lock. It requires p.lock held, room in the buffer and no
+// blocked caller.
+func (p *poolCore[T]) bufferUnlock(level int, arg T, st taskStamp) {
+	if p.timed {
+		st.cap = p.capacity.Load()
+	}
+	p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
+	p.submitted++
+	p.lock.Unlock()
 }
 
 // startableLocked reports whether a new task may start now: no work waits
@@ -123,12 +143,7 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskSt
 		return ErrPoolClosed
 	}
 	if p.waitq.blocked == 0 && p.bufferRoomLocked() {
-		if p.timed {
-			st.cap = p.capacity.Load()
-		}
-		p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
-		p.submitted++
-		p.lock.Unlock()
+		p.bufferUnlock(level, arg, st)
 		return nil
 	}
 	// ants compares MaxBlockingTasks with != 0, so a negative limit lets no
@@ -147,7 +162,7 @@ func (p *poolCore[T]) agingNow() int64 {
 	if p.waitq.aging == 0 {
 		return 0
 	}
-	return p.opts.clock.now().UnixNano()
+	return p.clockNow()
 }
 
 // waitUnlock blocks the caller until its task is accepted (a slot or buffer
@@ -220,30 +235,68 @@ func (p *poolCore[T]) admitLocked() (taken *waiter[T]) {
 	}
 	now := p.agingNow()
 	for p.waitq.len() > 0 && p.slotFreeLocked() && p.gateOpenLocked() {
-		arg, st, w := p.waitq.popSlot(now)
-		if w != nil && p.timed {
-			st.cap = p.capacity.Load() // a blocked caller's task is accepted now
-		}
+		var arg T
+		var st taskStamp
+		arg, st, taken = p.popWaitingLocked(now, taken)
 		p.reserveLocked(arg, st)
-		if w == nil {
-			// A buffered task left the buffer: its room goes to a caller.
-			if w = p.waitq.nextCaller(now); w == nil {
-				continue
-			}
-			if p.timed {
-				w.stamp.cap = p.capacity.Load()
-			}
-			p.waitq.bufferCaller(w)
-		}
-		p.submitted++
-		w.state = waiterTaken
-		w.nextWake, taken = taken, w
 	}
-	p.waiting.Store(int32(p.waitq.blocked))
+	p.admittedLocked(taken)
+	return taken
+}
+
+// admitMoreLocked is admitLocked for an admission that has already taken
+// the callers linked from taken: it links any more onto them.
+func (p *poolCore[T]) admitMoreLocked(taken *waiter[T]) *waiter[T] {
+	if more := p.admitLocked(); more != nil {
+		last := more
+		for last.nextWake != nil {
+			last = last.nextWake
+		}
+		last.nextWake, taken = taken, more
+	}
+	p.admittedLocked(taken)
+	return taken
+}
+
+// popWaitingLocked takes the best waiting unit for a slot, which must be
+// free with the gate open, and returns its task; if the unit was buffered,
+// the room it leaves goes to the best blocked caller. The callers whose
+// tasks it accepts are linked onto taken, to be woken after unlocking. It
+// requires p.lock held; the caller calls admittedLocked after its last
+// call.
+func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStamp, *waiter[T]) {
+	arg, st, w := p.waitq.popSlot(now)
+	if w != nil && p.timed {
+		st.cap = p.capacity.Load() // a blocked caller's task is accepted now
+	}
+	if w == nil {
+		// A buffered task left the buffer: its room goes to a caller.
+		if w = p.waitq.nextCaller(now); w == nil {
+			return arg, st, taken
+		}
+		if p.timed {
+			w.stamp.cap = p.capacity.Load()
+		}
+		p.waitq.bufferCaller(w)
+	}
+	p.submitted++
+	w.state = waiterTaken
+	w.nextWake = taken
+	return arg, st, w
+}
+
+// admittedLocked ends an admission: it publishes Waiting if callers left
+// the queue, and sets the pace timer if work waits only for a token. It
+// requires p.lock held.
+func (p *poolCore[T]) admittedLocked(taken *waiter[T]) {
+	if taken != nil {
+		// Only when callers left: the store would evict the getters' cache
+		// line from the other cores at every task.
+		p.waiting.Store(int32(p.waitq.blocked))
+	}
 	if p.waitq.len() > 0 && p.slotFreeLocked() && !p.paused && p.bucket.on() {
 		p.armPaceLocked() // work waits only for a token
 	}
-	return taken
 }
 
 // closeWaitersLocked takes every blocked caller out of the queue for

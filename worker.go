@@ -160,7 +160,24 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		p.completed++
 	}
 	p.busy--
-	taken := p.admitLocked()
+	var taken *waiter[T]
+	if p.reserved == 0 && !w.retire && p.waitq.len() > 0 && p.slotFreeLocked() && p.gateOpenLocked() {
+		// The slot this task freed goes to the best waiting unit, and this
+		// worker runs it at once: no trip through the ring.
+		var st taskStamp
+		arg, st, taken = p.popWaitingLocked(p.agingNow(), nil)
+		if p.timed {
+			w.stamp = st
+		}
+		p.busy++
+		taken = p.admitMoreLocked(taken)
+		next := p.kickLocked()
+		p.lock.Unlock()
+		taken.wake()
+		next.wake()
+		return arg, true
+	}
+	taken = p.admitLocked()
 	p.noteIdleLocked()
 	for {
 		if p.reserved > 0 && !w.retire {
