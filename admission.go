@@ -128,6 +128,7 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskSt
 		}
 		p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
 		p.submitted++
+		p.paceWaitingLocked() // with a free slot, it waits for a token
 		p.lock.Unlock()
 		return nil
 	}
@@ -168,6 +169,7 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level
 	w.arrival = p.waitq.arrive(p.agingNow())
 	p.waitq.pushCaller(w)
 	p.waiting.Store(int32(p.waitq.blocked))
+	p.paceWaitingLocked() // with a free slot, it waits for a token
 	p.lock.Unlock()
 
 	if done := ctx.Done(); done == nil {
@@ -240,9 +242,7 @@ func (p *poolCore[T]) admitLocked() (taken *waiter[T]) {
 		w.nextWake, taken = taken, w
 	}
 	p.waiting.Store(int32(p.waitq.blocked))
-	if p.waitq.len() > 0 && p.slotFreeLocked() && !p.paused && p.bucket.on() {
-		p.armPaceLocked() // work waits only for a token
-	}
+	p.paceWaitingLocked()
 	return taken
 }
 

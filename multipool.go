@@ -70,9 +70,8 @@ func (m *multiCore[T]) init(size, sizePerPool int, fn func(*goWorker[T], T),
 		}
 		m.pools[i] = p
 	}
-	if o := loadOptions(options...); limits(o.RateLimit) {
-		_ = m.SetRateLimit(o.RateLimit, o.RateBurst) // valid: the member pools took it
-	}
+	o := loadOptions(options...)
+	_ = m.SetRateLimit(o.RateLimit, o.RateBurst) // valid: the member pools took it
 	// Each member pool adapts its capacity on its own, but they share one
 	// OnChange, which is never called concurrently.
 	for _, p := range m.pools[1:] {
