@@ -92,18 +92,21 @@ func (a *rateLimitedAPI) call() error {
 	return nil
 }
 
-// ExampleWithRateLimit calls an API that allows 200 calls a second and 4 in
-// a row, from a pool limited a little below that: the pool starts its tasks
-// no faster than the API takes them, so that none is refused, and a task
-// waiting for its turn holds no worker.
+// ExampleWithRateLimit calls an API that allows 200 calls a second and 10
+// in a row, and refuses the calls over that, from a pool limited to 100 a
+// second and 2 in a row: the pool starts its tasks no faster than the API
+// takes them, with room to spare for the calls' own delays on their way,
+// so that none is refused; a task waiting for its turn holds no worker.
+// Without the limit, the pool's 8 workers would call at once, again and
+// again, and the API would refuse some.
 func ExampleWithRateLimit() {
-	api := newRateLimitedAPI(200, 4)
-	pool, _ := ants.NewPool(8, ants.WithQueueSize(100), ants.WithRateLimit(180, 4))
+	api := newRateLimitedAPI(200, 10)
+	pool, _ := ants.NewPool(8, ants.WithQueueSize(100), ants.WithRateLimit(100, 2))
 	defer pool.Release()
 
 	var wg sync.WaitGroup
 	var refused atomic.Int32
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 16; i++ {
 		wg.Add(1)
 		_ = pool.Submit(func() {
 			defer wg.Done()
