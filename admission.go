@@ -73,6 +73,7 @@ func (p *poolCore[T]) bufferUnlock(level int, arg T, st taskStamp) {
 	}
 	p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
 	p.submitted++
+	p.paceWaitingLocked() // with a free slot, it waits for a token
 	p.lock.Unlock()
 }
 
@@ -183,6 +184,7 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level
 	w.arrival = p.waitq.arrive(p.agingNow())
 	p.waitq.pushCaller(w)
 	p.waiting.Store(int32(p.waitq.blocked))
+	p.paceWaitingLocked() // with a free slot, it waits for a token
 	p.lock.Unlock()
 
 	if done := ctx.Done(); done == nil {
@@ -294,9 +296,7 @@ func (p *poolCore[T]) admittedLocked(taken *waiter[T]) {
 		// line from the other cores at every task.
 		p.waiting.Store(int32(p.waitq.blocked))
 	}
-	if p.waitq.len() > 0 && p.slotFreeLocked() && !p.paused && p.bucket.on() {
-		p.armPaceLocked() // work waits only for a token
-	}
+	p.paceWaitingLocked()
 }
 
 // closeWaitersLocked takes every blocked caller out of the queue for

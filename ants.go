@@ -21,6 +21,8 @@
 //   - a limit of its own for one part of a program, inside a shared pool:
 //     Subpool;
 //   - state per worker (a connection, a scratch buffer): WorkerPool;
+//   - to hold work through a maintenance window, or start it no faster than
+//     a downstream allows: Pause and Resume, WithRateLimit and SetRateLimit;
 //   - to watch it: Stats, and WithObserver for each task's wait and run time.
 //
 // Go, the groups, Stream, Keyed and Subpool run on any Submitter: a Pool, a
@@ -117,11 +119,13 @@ func Free() int { return defaultPool().Free() }
 // Release closes the default pool; see Pool.Release.
 func Release() { defaultPool().Release() }
 
-// ReleaseTimeout closes the default pool and waits for its goroutines; see
+// ReleaseTimeout closes the default pool and waits for every task it
+// accepted to run and every goroutine of it to exit; see
 // Pool.ReleaseTimeout.
 func ReleaseTimeout(timeout time.Duration) error { return defaultPool().ReleaseTimeout(timeout) }
 
-// ReleaseContext closes the default pool and waits for its goroutines; see
+// ReleaseContext closes the default pool and waits for every task it
+// accepted to run and every goroutine of it to exit; see
 // Pool.ReleaseContext.
 func ReleaseContext(ctx context.Context) error { return defaultPool().ReleaseContext(ctx) }
 

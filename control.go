@@ -161,7 +161,8 @@ func (c *capChanges) deliver() {
 // Release closes the pool: later submissions fail with ErrPoolClosed, idle
 // workers stop, and blocked callers return ErrPoolClosed. It does not wait
 // for busy workers; they finish their task, drain the task buffer, and exit.
-// Releasing a closed pool does nothing.
+// A paused pool is resumed for the buffered tasks, which still start at the
+// rate limit, if one is set. Releasing a closed pool does nothing.
 func (p *poolCore[T]) Release() {
 	p.close()
 }
@@ -203,17 +204,20 @@ func (p *poolCore[T]) close() bool {
 }
 
 // ReleaseTimeout is Release followed by a wait, at most timeout, for every
-// goroutine of the pool to exit, including workers still busy. It returns
-// ErrTimeout if they did not exit in time and ErrPoolClosed if the pool was
-// already closed.
+// task the pool accepted to run and every goroutine of the pool to exit:
+// workers still busy, and buffered tasks, those still waiting for a token
+// of the rate limit included, which have no goroutine yet. It returns
+// ErrTimeout if they did not finish in time and ErrPoolClosed if the pool
+// was already closed.
 func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, p.ReleaseContext)
 }
 
 // ReleaseContext is Release followed by a wait, until ctx is done, for every
-// goroutine of the pool to exit; it then returns ctx.Err(). It returns
-// ErrPoolClosed if the pool was already closed. With a nil ctx it is Release
-// and returns nil without waiting.
+// task the pool accepted to run and every goroutine of the pool to exit (see
+// ReleaseTimeout); it then returns ctx.Err(). It returns ErrPoolClosed if
+// the pool was already closed. With a nil ctx it is Release and returns nil
+// without waiting.
 func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, p.close, p.waitDrained)
 }

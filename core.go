@@ -123,12 +123,14 @@ type poolCore[T any] struct {
 	// pool is not paused and bucket gives it a token; gated is paused or a
 	// rate limit, so that an open pool pays one test of it. paceArmed is set
 	// while a timer is set to admit waiting work when the next token is
-	// there. pauseIdle, when non-nil, is closed when busy+reserved drops to
-	// 0: what Pause waits on.
+	// there; paceGen changes when SetRateLimit disowns that timer. pauseIdle,
+	// when non-nil, is closed when busy+reserved drops to 0: what Pause
+	// waits on.
 	gated     bool
 	paused    bool
 	bucket    tokenBucket
 	paceArmed bool
+	paceGen   uint64
 	pauseIdle chan struct{}
 
 	_ cacheLinePad

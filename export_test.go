@@ -25,26 +25,35 @@ type fakeTimer struct {
 }
 
 // afterFunc registers f, which Forward and Advance call, on the goroutine
-// that moves the clock, once the clock reaches now+d.
+// that moves the clock, once the clock reaches now+d (moveTo).
 func (c *FakeClock) afterFunc(d time.Duration, f func()) {
 	c.mu.Lock()
 	c.timers = append(c.timers, fakeTimer{c.t.Add(d), f})
 	c.mu.Unlock()
 }
 
-// fire calls, in order of their times, the timers the clock has reached.
-func (c *FakeClock) fire() {
+// moveTo moves the clock to target, calling on the way, in order of their
+// times, the timers it reaches, each with the clock set to its own time (or
+// left where it is, if that is later), as a real clock's timer would fire;
+// a timer set by one of them for a time up to target fires in turn.
+func (c *FakeClock) moveTo(target time.Time) {
 	for {
 		c.mu.Lock()
 		next := -1
 		for i, tm := range c.timers {
-			if !tm.at.After(c.t) && (next < 0 || tm.at.Before(c.timers[next].at)) {
+			if !tm.at.After(target) && (next < 0 || tm.at.Before(c.timers[next].at)) {
 				next = i
 			}
 		}
 		if next < 0 {
+			if target.After(c.t) {
+				c.t = target
+			}
 			c.mu.Unlock()
 			return
+		}
+		if at := c.timers[next].at; at.After(c.t) {
+			c.t = at
 		}
 		f := c.timers[next].f
 		c.timers = append(c.timers[:next], c.timers[next+1:]...)
@@ -91,10 +100,9 @@ func (t fakeTicker) Stop()               {}
 // released).
 func (c *FakeClock) Advance(d time.Duration) bool {
 	c.mu.Lock()
-	c.t = c.t.Add(d)
-	t := c.t
+	t := c.t.Add(d)
 	c.mu.Unlock()
-	c.fire()
+	c.moveTo(t)
 	return c.tick(t)
 }
 
@@ -102,9 +110,9 @@ func (c *FakeClock) Advance(d time.Duration) bool {
 // purge goroutine takes it within wait, reporting whether one did.
 func (c *FakeClock) AdvanceWithin(d, wait time.Duration) bool {
 	c.mu.Lock()
-	c.t = c.t.Add(d)
+	t := c.t.Add(d)
 	c.mu.Unlock()
-	c.fire()
+	c.moveTo(t)
 	return c.TryTick(wait)
 }
 
@@ -208,10 +216,10 @@ func (p *poolCore[T]) LiveWorkers() int {
 // Forward moves the clock forward by d without a tick: for what reads the
 // clock on its own (priority aging, the rate limit), with no purge pass.
 // It calls the timers the clock reaches (the rate limit's), on the calling
-// goroutine, before it returns.
+// goroutine, before it returns, each at its own time (moveTo).
 func (c *FakeClock) Forward(d time.Duration) {
 	c.mu.Lock()
-	c.t = c.t.Add(d)
+	t := c.t.Add(d)
 	c.mu.Unlock()
-	c.fire()
+	c.moveTo(t)
 }

@@ -47,6 +47,13 @@ const keyedMapReset = 1024
 // later tasks join its queue and run in submit order, whatever their
 // levels: the order of a key wins.
 //
+// So too for pace and pause. On a pool with a rate limit (WithRateLimit,
+// SetRateLimit) a key's runner takes one token when it starts, not one per
+// task: the key's later tasks that it runs in turn take none. A runner
+// that is running when the pool is paused goes on with the key's queued
+// tasks, those queued during the pause too, and the pool's Pause waits for
+// them; a key that is not running starts only after Resume.
+//
 // A Keyed is created by NewKeyed. It is safe for concurrent use by multiple
 // goroutines and must not be copied after first use. A task that submits to
 // its own key, with the key's queue full, waits for itself.

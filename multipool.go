@@ -70,9 +70,8 @@ func (m *multiCore[T]) init(size, sizePerPool int, fn func(*goWorker[T], T),
 		}
 		m.pools[i] = p
 	}
-	if o := loadOptions(options...); limits(o.RateLimit) {
-		_ = m.SetRateLimit(o.RateLimit, o.RateBurst) // valid: the member pools took it
-	}
+	o := loadOptions(options...)
+	_ = m.SetRateLimit(o.RateLimit, o.RateBurst) // valid: the member pools took it
 	// Each member pool adapts its capacity on its own, but they share one
 	// OnChange, which is never called concurrently.
 	for _, p := range m.pools[1:] {
@@ -204,7 +203,9 @@ func (m *multiCore[T]) Release() {
 }
 
 // ReleaseTimeout releases every member pool and waits, at most timeout, for
-// all their goroutines to exit. A member pool that does not make it
+// every task they accepted to run and all their goroutines to exit, the
+// buffered tasks still waiting for a token of the rate limit included (see
+// Pool.ReleaseTimeout). A member pool that does not make it
 // contributes "pool i: operation timed out", wrapping ErrTimeout; the
 // contributions are joined with errors.Join. It returns ErrPoolClosed if
 // already released.
@@ -213,7 +214,8 @@ func (m *multiCore[T]) ReleaseTimeout(timeout time.Duration) error {
 }
 
 // ReleaseContext releases every member pool and waits, until ctx is done,
-// for all their goroutines to exit; each member pool that does not make it
+// for every task they accepted to run and all their goroutines to exit (see
+// ReleaseTimeout); each member pool that does not make it
 // contributes an error wrapping ctx.Err(), joined with errors.Join. A nil
 // ctx releases without waiting. It returns ErrPoolClosed if already
 // released.

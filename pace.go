@@ -138,13 +138,40 @@ func (p *poolCore[T]) armPaceLocked() {
 	}
 	p.paceArmed = true
 	p.live++
-	p.opts.clock.afterFunc(p.bucket.wait(p.clockNow()), p.paced)
+	gen := p.paceGen
+	p.opts.clock.afterFunc(p.bucket.wait(p.clockNow()), func() { p.paced(gen) })
 }
 
-// paced is the timer of armPaceLocked: it admits the work the tokens now
-// allow, setting the timer again if more waits, and counts itself out.
-func (p *poolCore[T]) paced() {
+// paceWaitingLocked sets the timer of armPaceLocked if work waits only for
+// a token: what every path that leaves work waiting does. It requires
+// p.lock held.
+func (p *poolCore[T]) paceWaitingLocked() {
+	if p.waitq.len() > 0 && p.slotFreeLocked() && !p.paused && p.bucket.on() {
+		p.armPaceLocked()
+	}
+}
+
+// disownPaceLocked drops the timer set by armPaceLocked, if any, for a new
+// limit: its time was the old limit's, so it counts out of live at once
+// and does nothing when it fires (paceGen), and the caller sets one for
+// the new limit. It requires p.lock held.
+func (p *poolCore[T]) disownPaceLocked() {
+	if p.paceArmed {
+		p.paceArmed = false
+		p.paceGen++
+		p.countOutLocked()
+	}
+}
+
+// paced is the timer of armPaceLocked, of generation gen: it admits the
+// work the tokens now allow, setting the timer again if more waits, and
+// counts itself out; a disowned timer does nothing.
+func (p *poolCore[T]) paced(gen uint64) {
 	p.lock.Lock()
+	if gen != p.paceGen {
+		p.lock.Unlock()
+		return
+	}
 	p.paceArmed = false
 	taken := p.admitLocked()
 	next := p.kickLocked()
@@ -232,6 +259,7 @@ func (p *poolCore[T]) SetRateLimit(perSecond float64, burst int) error {
 	}
 	p.lock.Lock()
 	p.bucket.set(perSecond, burst, p.clockNow())
+	p.disownPaceLocked()
 	p.setGateLocked()
 	taken := p.admitLocked()
 	next := p.kickLocked()

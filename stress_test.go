@@ -22,11 +22,12 @@ import (
 // configuration is its pool's) under every configuration that changes how
 // a task is placed, while several goroutines submit in every way the API
 // allows and, at the same time, tune, release, reboot and release with a
-// timeout. Submits with a context carry random priority levels
-// (stressLevel), and two configurations age them (WithPriorityAging), so
-// that the waiting work spans several levels, extremes included. A real
-// clock with an expiry of a few milliseconds keeps the purge running
-// throughout. It checks, while it runs and at each quiet point:
+// timeout, while another pauses, resumes and changes the rate limit.
+// Submits with a context carry random priority levels (stressLevel), and
+// two configurations age them (WithPriorityAging), so that the waiting work
+// spans several levels, extremes included. A real clock with an expiry of a
+// few milliseconds keeps the purge running throughout. It checks, while it
+// runs and at each quiet point:
 //
 //   - every task whose submit returned nil ran exactly once, and no task
 //     whose submit returned an error ran;
@@ -377,6 +378,7 @@ func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
 
 	perEpoch := stressDuration() / stressEpochs
 	var ops [stressOpCount]atomic.Int64
+	var paces [3]int // Pause, Resume and SetRateLimit calls made
 	for epoch := 0; epoch < stressEpochs && !t.Failed(); epoch++ {
 		deadline := time.Now().Add(perEpoch)
 		stop := make(chan struct{})
@@ -389,10 +391,14 @@ func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
 			}()
 		}
 		var samplerWG sync.WaitGroup
-		samplerWG.Add(1)
+		samplerWG.Add(2)
 		go func() {
 			defer samplerWG.Done()
 			h.sample(target, cfg, stop)
+		}()
+		go func() {
+			defer samplerWG.Done()
+			h.pace(target, stop, &paces)
 		}()
 		h.await(&wg, "the submitting goroutines", perEpoch+2*stressCallBound)
 		close(stop)
@@ -428,7 +434,68 @@ func testStress(t *testing.T, kind poolKind, cfg stressConfig) {
 			t.Errorf("no %s call was made: the test proved less than it claims", stressOpNames[op])
 		}
 	}
+	for i, n := range paces {
+		if n == 0 && !testing.Short() {
+			t.Errorf("no %s call was made: the test proved less than it claims",
+				[...]string{"Pause", "Resume", "SetRateLimit"}[i])
+		}
+	}
 	t.Logf("%d task ids, %d tasks ran, %d group tasks", h.nextID.Load(), h.ran.Load(), h.groupRan.Load())
+}
+
+// pace pauses, resumes and changes the rate limit of p, or of a pool below
+// it, at random, until stop is closed, checking the engine's invariants
+// after each call; it counts its calls in n. It leaves every level resumed
+// and without a limit. A pause lasts until the next Resume, a few hundred
+// microseconds later: the callers blocked meanwhile wait that long.
+func (h *stressHarness) pace(p *testPool, stop <-chan struct{}, n *[3]int) {
+	levels := p.levels()
+	defer func() {
+		for _, l := range levels {
+			l.(pacer).Resume()
+			if err := l.(pacer).SetRateLimit(0, 0); err != nil {
+				h.errorf("SetRateLimit(0, 0): %v", err)
+			}
+		}
+	}()
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		l := levels[rand.IntN(len(levels))].(pacer)
+		switch op := rand.IntN(3); op {
+		case 0:
+			d := time.Duration(rand.IntN(500)) * time.Microsecond
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			var err error
+			h.call(stressGoroutines, "Pause", func() { err = l.Pause(ctx) })
+			cancel()
+			if err != nil && err != context.DeadlineExceeded {
+				h.errorf("Pause: %v", err)
+			}
+			n[op]++
+		case 1:
+			l.Resume()
+			n[op]++
+		default:
+			rate, burst := 20_000+rand.Float64()*200_000, 1+rand.IntN(8)
+			if rand.IntN(3) == 0 {
+				rate = 0
+			}
+			if err := l.SetRateLimit(rate, burst); err != nil {
+				h.errorf("SetRateLimit(%v, %d): %v", rate, burst, err)
+			}
+			n[op]++
+		}
+		if err := p.checkInvariants(); err != nil {
+			h.errorf("after pacing: engine invariant: %v", err)
+			return
+		}
+		// How long the pool stays so, not synchronisation.
+		time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
+	}
 }
 
 // The operations the goroutines mix, with their weights out of 100.

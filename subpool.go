@@ -63,10 +63,12 @@ type Subpool struct {
 
 	// The gate (pace.go): while paused, or with no token, no caller takes a
 	// slot, and callers wait as in a full sub-pool. paceArmed is set while a
-	// timer is set to hand out slots when the next token is there.
+	// timer is set to hand out slots when the next token is there; paceGen
+	// changes when SetRateLimit disowns that timer.
 	paused    bool
 	bucket    tokenBucket
 	paceArmed bool
+	paceGen   uint64
 
 	// These are written only with mu held and may be read without it.
 	capacity   atomic.Int64 // -1 means no limit of its own
@@ -194,6 +196,7 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun) e
 	// far more than the allocation, and a closed channel needs no draining.
 	w := &waiter[struct{}]{ready: make(chan struct{}), level: level}
 	s.waitq.pushCaller(w)
+	s.paceWaitingLocked() // with a free slot, it waits for a token
 	s.mu.Unlock()
 
 	select {

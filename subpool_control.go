@@ -198,6 +198,12 @@ func (s *Subpool) SetRateLimit(perSecond float64, burst int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bucket.set(perSecond, burst, nanotime())
+	if s.paceArmed {
+		// The timer set is the old limit's: it does nothing when it fires
+		// (paceGen), and admitLocked sets one for the new limit.
+		s.paceArmed = false
+		s.paceGen++
+	}
 	s.admitLocked()
 	return nil
 }
@@ -222,17 +228,29 @@ func (s *Subpool) admitLocked() {
 		s.held++
 		s.grantLocked()
 	}
+	s.paceWaitingLocked()
+}
+
+// paceWaitingLocked sets a timer, unless one is set, if callers wait only
+// for a token: to hand them slots when the next token is there. It
+// requires s.mu held.
+func (s *Subpool) paceWaitingLocked() {
 	if s.waitq.blocked > 0 && s.slotFreeLocked() && !s.paused && s.bucket.on() && !s.paceArmed {
 		s.paceArmed = true
-		time.AfterFunc(s.bucket.wait(nanotime()), s.paced)
+		gen := s.paceGen
+		time.AfterFunc(s.bucket.wait(nanotime()), func() { s.paced(gen) })
 	}
 }
 
-// paced is the timer of admitLocked: it hands out the slots the tokens now
-// allow.
-func (s *Subpool) paced() {
+// paced is the timer of paceWaitingLocked, of generation gen: it hands out
+// the slots the tokens now allow; a timer SetRateLimit disowned does
+// nothing.
+func (s *Subpool) paced(gen uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if gen != s.paceGen {
+		return
+	}
 	s.paceArmed = false
 	s.admitLocked()
 }

@@ -18,7 +18,10 @@ import (
 // of at most fzMaxOps operations, applies them, and after each one waits
 // until the sub-pool has settled and compares it with an exact model
 // (fsModel): the result of every call, Running, Waiting, Free, Cap,
-// IsClosed, the Stats counters, and the panics the parent's PanicHandler saw.
+// IsClosed, Paused, the Stats counters, and the panics the parent's
+// PanicHandler saw. Its operations include Pause (with a done context, so
+// that it returns at once: nil, or context.Canceled while a task holds a
+// slot) and Resume.
 // Then it releases everything and checks that every task whose submit
 // returned nil ran exactly once and no other task ran, and that no goroutine
 // is left.
@@ -50,14 +53,16 @@ func FuzzSubpool(f *testing.F) {
 
 // fsModel is what the sub-pool should look like once instant and panicking
 // tasks have finished. It mirrors subpool.go's rules: a submit takes a slot
-// if the sub-pool is open, nobody waits and held < cap; a slot given back
-// goes to the first waiter (fzBest: highest level, then earliest arrival)
-// if held <= cap, else is dropped; a task the parent refuses gives its slot
-// back at once.
+// if the sub-pool is open and not paused, nobody waits and held < cap; a
+// slot given back goes to the first waiter (fzBest: highest level, then
+// earliest arrival) if held <= cap and the sub-pool is not paused, else is
+// dropped; a task the parent refuses gives its slot back at once; Resume
+// hands the free slots to the waiters, and Release resumes.
 type fsModel struct {
 	cap          int // -1: no limit
 	held         int // slots held, by gated tasks once settled
 	closed       bool
+	paused       bool
 	parentClosed bool
 	waiters      []*fzCall // in no particular order
 	gated        []int     // ids of the gated tasks running, oldest first
@@ -90,7 +95,7 @@ func (m *fsModel) take(c *fzCall) error {
 // giveBack returns one slot: to the first waiter if the limit allows,
 // otherwise to the sub-pool.
 func (m *fsModel) giveBack() {
-	if len(m.waiters) > 0 && (m.cap < 0 || m.held <= m.cap) {
+	if len(m.waiters) > 0 && (m.cap < 0 || m.held <= m.cap) && !m.paused {
 		m.grant()
 		return
 	}
@@ -111,7 +116,7 @@ func (m *fsModel) submit(c *fzCall, try bool) bool {
 	case m.closed:
 		m.rejected++
 		c.want = ants.ErrPoolClosed
-	case len(m.waiters) == 0 && (m.cap < 0 || m.held < m.cap):
+	case len(m.waiters) == 0 && (m.cap < 0 || m.held < m.cap) && !m.paused:
 		m.held++
 		c.want = m.take(c)
 	case try:
@@ -130,9 +135,37 @@ func (m *fsModel) tune(size int) {
 		return
 	}
 	m.cap = size
-	for m.held < m.cap && len(m.waiters) > 0 {
+	m.admit()
+}
+
+// admit hands the free slots to the waiters, oldest first, unless the
+// sub-pool is paused.
+func (m *fsModel) admit() {
+	for !m.paused && (m.cap < 0 || m.held < m.cap) && len(m.waiters) > 0 {
 		m.held++
 		m.grant()
+	}
+}
+
+// pause is Pause with a done context: it returns nil if no task holds a
+// slot (or the sub-pool is closed, which it leaves alone), else the
+// context's error, and the sub-pool is paused either way.
+func (m *fsModel) pause() error {
+	if m.closed {
+		return nil
+	}
+	m.paused = true
+	if m.held > 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// resume is Resume.
+func (m *fsModel) resume() {
+	if m.paused {
+		m.paused = false
+		m.admit()
 	}
 }
 
@@ -147,6 +180,7 @@ func (m *fsModel) release() bool {
 		w.want, w.wanted = ants.ErrPoolClosed, true
 	}
 	m.waiters = nil
+	m.paused = false
 	return true
 }
 
@@ -158,8 +192,8 @@ func (m *fsModel) free() int {
 }
 
 func (m *fsModel) String() string {
-	return fmt.Sprintf("cap %d held %d closed %v parentClosed %v waiting %d gated %v submitted %d completed %d panicked %d rejected %d",
-		m.cap, m.held, m.closed, m.parentClosed, len(m.waiters), m.gated, m.submitted, m.completed, m.panicked, m.rejected)
+	return fmt.Sprintf("cap %d held %d closed %v paused %v parentClosed %v waiting %d gated %v submitted %d completed %d panicked %d rejected %d",
+		m.cap, m.held, m.closed, m.paused, m.parentClosed, len(m.waiters), m.gated, m.submitted, m.completed, m.panicked, m.rejected)
 }
 
 // fs is one input's run.
@@ -264,6 +298,8 @@ const (
 	fsOpReleaseParent
 	fsOpRebootParent
 	fsOpSubmitDone
+	fsOpPause // after the others, so that the seeds keep their meaning
+	fsOpResume
 	fsOpCount
 )
 
@@ -346,6 +382,17 @@ func (f *fs) step(op, arg byte) {
 		f.logf("reboot the parent")
 		f.parents[0].Reboot()
 		m.parentClosed = false
+	case fsOpPause:
+		want := m.pause()
+		err := f.s.Pause(cancelledContext())
+		f.logf("Pause(a done context) -> %v", err)
+		if err != want {
+			f.fatalf("Pause(a done context) = %v, want %v", err, want)
+		}
+	case fsOpResume:
+		f.logf("Resume")
+		f.s.Resume()
+		m.resume()
 	case fsOpSubmitDone:
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -455,6 +502,7 @@ func (f *fs) mismatch() string {
 		Cap:       m.cap,
 		Running:   len(m.gated),
 		Waiting:   len(m.waiters),
+		Paused:    m.paused,
 		Submitted: m.submitted,
 		Completed: m.completed,
 		Panicked:  m.panicked,
@@ -474,6 +522,7 @@ func (f *fs) mismatch() string {
 	check("Running()", f.s.Running(), len(m.gated))
 	check("Waiting()", f.s.Waiting(), len(m.waiters))
 	check("IsClosed()", f.s.IsClosed(), m.closed)
+	check("Paused()", f.s.Paused(), m.paused)
 	check("panics the PanicHandler saw", uint64(f.handled.Load()), m.panicked)
 	return strings.Join(diffs, "; ")
 }
