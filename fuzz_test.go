@@ -28,7 +28,8 @@ import (
 //
 // Input layout: byte 0 chooses the kind and flags, byte 1 the size, buffer
 // and MaxBlockingTasks (see newFz), and each following pair of bytes is one
-// operation and its argument (see fz.step).
+// operation and its argument (see fz.step): among them Pause, with a done
+// context so that it returns at once, and Resume (fzOpPace).
 //
 // Every call runs on its own goroutine with a bounded wait, so a pool that
 // blocks where the model says it must not fails the input instead of hanging
@@ -126,6 +127,7 @@ type fzModel struct {
 	cap, queue, maxBlocking        int
 	preAlloc, nonblocking, noPurge bool
 	closed                         bool
+	paused                         bool
 	running                        int
 	idle                           []int64 // tick each idle worker went idle at, oldest first
 	busyGated                      int
@@ -137,10 +139,12 @@ type fzModel struct {
 	pending                        []fzTask  // tasks handed to a worker, not yet run by the model
 	submitted, completed, panicked uint64
 	rejected                       uint64
-	// slack is how many fewer workers the pool may have than the model:
-	// a panic ends its worker, and which worker ran the panicking task (one
-	// the model keeps idle afterwards, or a fresh one) depends on the
-	// scheduler. settle resolves it from what the pool shows.
+	// slack is how many fewer workers, or more idle ones, the pool may have
+	// than the model: a panic ends its worker, and which worker ran the
+	// panicking task (one the model keeps idle afterwards, or a fresh one),
+	// and whether the slot it frees goes to a fresh worker or to one the
+	// model has go on to the next task, depends on the scheduler. settle
+	// resolves it from what the pool shows.
 	slack            int
 	purging, started bool
 	now, lastTick    int64 // relative to the FakeClock's start
@@ -165,7 +169,8 @@ func (m *fzModel) outcome(try bool) fzOutcome {
 	switch {
 	case m.closed:
 		return fzClosed
-	case len(m.idle) > 0, m.cap < 0 || m.running < m.cap, m.queue < 0 || len(m.buffer) < m.queue:
+	case !m.paused && (len(m.idle) > 0 || m.cap < 0 || m.running < m.cap),
+		m.queue < 0 || len(m.buffer) < m.queue:
 		return fzAccept
 	case try || m.nonblocking || (m.maxBlocking != 0 && m.nWaiting() >= m.maxBlocking):
 		return fzOverload
@@ -178,6 +183,8 @@ func (m *fzModel) outcome(try bool) fzOutcome {
 func (m *fzModel) accept(k fzTask) {
 	m.submitted++
 	switch {
+	case m.paused:
+		m.buffer = append(m.buffer, k)
 	case len(m.idle) > 0:
 		m.detachIdle()
 		m.pending = append(m.pending, k)
@@ -239,9 +246,11 @@ func (m *fzModel) afterTask() {
 		m.running--
 		return
 	}
-	if k, ok := m.nextTask(); ok {
-		m.pending = append(m.pending, k)
-		return
+	if !m.paused {
+		if k, ok := m.nextTask(); ok {
+			m.pending = append(m.pending, k)
+			return
+		}
 	}
 	if m.closed {
 		m.running--
@@ -304,9 +313,11 @@ func (m *fzModel) tune(n int) {
 	m.drain()
 }
 
-// serve starts workers for buffered tasks and waiters while there is room.
+// serve starts workers for buffered tasks and waiters while there is room,
+// unless the pool is paused. (Work waits only while no slot is free, so no
+// worker is idle then: a slot that frees goes to a new worker.)
 func (m *fzModel) serve() {
-	for m.cap < 0 || m.running < m.cap {
+	for !m.paused && (m.cap < 0 || m.running < m.cap) {
 		k, ok := m.nextTask()
 		if !ok {
 			return
@@ -328,15 +339,51 @@ func (m *fzModel) release() bool {
 		return false
 	}
 	m.closed = true
-	m.stopIdle(len(m.idle))
 	for _, w := range m.waiters {
 		w.want = ants.ErrPoolClosed
 		m.rejected++
 		m.expecting = append(m.expecting, w)
 	}
 	m.waiters, m.unordered = nil, false
+	m.resume() // a paused pool is resumed for its buffered tasks
+	m.stopIdle(len(m.idle))
 	m.purging = false
 	return true
+}
+
+// pause is Pause with a done context: on an open pool it pauses and
+// returns nil if no task runs, else the context's error; on a closed one
+// it returns nil and changes nothing.
+func (m *fzModel) pause() error {
+	if m.closed {
+		return nil
+	}
+	m.paused = true
+	if m.busyGated > 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// resume is Resume: the waiting work takes the free slots, in order, each
+// on an idle worker while there is one, else on a new worker.
+func (m *fzModel) resume() {
+	if !m.paused {
+		return
+	}
+	m.paused = false
+	for m.cap < 0 || m.running-len(m.idle) < m.cap {
+		k, ok := m.nextTask()
+		if !ok {
+			return
+		}
+		if len(m.idle) > 0 {
+			m.detachIdle()
+			m.pending = append(m.pending, k)
+		} else {
+			m.spawn(k)
+		}
+	}
 }
 
 func (m *fzModel) reboot() {
@@ -557,10 +604,21 @@ const (
 	fzOpCount
 )
 
+// fzOpPace is where an operation byte chooses Pause (even) or Resume (odd)
+// instead: from 0xf0 up, which the seeds do not use as operations, so that
+// they keep their meaning.
+const fzOpPace = 0xf0
+
 // step applies one operation with its argument.
 func (f *fz) step(op, arg byte) {
 	f.t.Helper()
 	m := &f.m
+	if op >= fzOpPace {
+		f.pace(op&1 == 0)
+		m.drain()
+		f.settle()
+		return
+	}
 	switch op % fzOpCount {
 	case fzOpSubmitGated:
 		f.submit("Submit", fzGated, false, nil)
@@ -648,6 +706,25 @@ func (f *fz) step(op, arg byte) {
 	}
 	m.drain()
 	f.settle()
+}
+
+// pace is Pause with a done context, so that it returns at once (nil, or
+// context.Canceled while a task runs), or Resume.
+func (f *fz) pace(pause bool) {
+	f.t.Helper()
+	m := &f.m
+	pc := f.p.poolAPI.(pacer)
+	if !pause {
+		f.logf("Resume()")
+		f.do("Resume", pc.Resume)
+		m.resume()
+		return
+	}
+	want := m.pause()
+	f.logf("Pause(a done context): want %v", want)
+	if err := f.await("Pause", fzGo(func() error { return pc.Pause(cancelledContext()) })); err != want {
+		f.fatalf("Pause(a done context) = %v, want %v", err, want)
+	}
 }
 
 type fzCtx struct {
@@ -758,13 +835,14 @@ func (f *fz) cancelWaiter(arg int) {
 func (f *fz) releaseTimeout() {
 	f.t.Helper()
 	m := &f.m
-	busy := m.busyGated > 0
+	closed := !m.release()
+	m.drain() // the buffered tasks a paused pool's Release starts
 	var want error
 	d := fzBound
 	switch {
-	case !m.release():
+	case closed:
 		want, d = ants.ErrPoolClosed, time.Millisecond
-	case busy:
+	case m.busyGated > 0:
 		want, d = ants.ErrTimeout, time.Millisecond
 	}
 	f.logf("ReleaseTimeout(%v): want %v", d, want)
@@ -791,10 +869,16 @@ func (f *fz) settle() {
 	}
 	m := &f.m
 	// Workers that panics ended instead of idle ones: drop them from the
-	// model (they all went idle at the same tick, so which does not matter).
+	// model (they all went idle at the same tick, so which does not matter);
+	// fresh workers that took the slots panics freed, now idle: add them.
 	if d := f.gone(f.p.Stats()); d > 0 {
 		m.running -= d
 		m.idle = m.idle[:len(m.idle)-d]
+	} else {
+		for ; d < 0; d++ {
+			m.running++
+			m.idle = append(m.idle, m.lastTick)
+		}
 	}
 	m.slack = 0
 	// The waiters whose result was due have it; the anonymous ones taken
@@ -840,15 +924,20 @@ func (f *fz) settle() {
 
 // mismatch returns how the pool differs from the model, or "".
 // gone returns how many of the model's idle workers the pool does not have
-// because a panic ended them instead (see fzModel.slack), or 0 if the pool's
-// state cannot be explained that way.
+// because a panic ended them instead, or, negative, how many more idle
+// workers the pool has because the slot a panic freed went to a fresh
+// worker (see fzModel.slack); 0 if the pool's state cannot be explained
+// that way.
 func (f *fz) gone(s ants.Stats) int {
 	m := &f.m
 	d := m.running - s.Running
-	if d < 0 || d > m.slack || d > len(m.idle) {
-		return 0
+	switch {
+	case d > 0 && d <= m.slack && d <= len(m.idle):
+		return d
+	case d < 0 && -d <= m.slack && s.Idle-len(m.idle) == -d:
+		return d
 	}
-	return d
+	return 0
 }
 
 func (f *fz) mismatch() string {
@@ -864,6 +953,8 @@ func (f *fz) mismatch() string {
 	wantCap := m.cap
 	check("Cap()", f.p.Cap(), wantCap)
 	check("IsClosed()", f.p.IsClosed(), m.closed)
+	check("Paused", s.Paused, m.paused)
+	check("Paused()", f.p.poolAPI.(pacer).Paused(), m.paused)
 	check("Running", s.Running, m.running-gone)
 	check("Running()", f.p.Running(), m.running-gone)
 	check("Idle", s.Idle, len(m.idle)-gone)
