@@ -87,6 +87,14 @@ func (b *tokenBucket) take(now int64) bool {
 	return true
 }
 
+// refund gives back the token of a task that took one and did not start
+// (a Subpool's task its parent refused).
+func (b *tokenBucket) refund() {
+	if b.on() {
+		b.tokens = min(b.burst, b.tokens+1)
+	}
+}
+
 // wait returns how long from now until a token is there; at least 1ns.
 func (b *tokenBucket) wait(now int64) time.Duration {
 	b.refill(now)

@@ -220,7 +220,7 @@ func TestMultiPoolSharesTheRateLimit(t *testing.T) {
 // j-th at (j − burst)/rate at the earliest, with 10% to spare for the
 // clocks) and all of them in time.
 func TestRateLimitOnARealClock(t *testing.T) {
-	const rate, burst, n = 400.0, 4, 24
+	const rate, burst, n = 500.0, 4, 16
 	forEveryKind(t, func(t *testing.T, k poolKind) {
 		p := k.mustNew(t, 8)
 		b := burst
@@ -251,7 +251,7 @@ func TestRateLimitOnARealClock(t *testing.T) {
 				t.Errorf("task %d started at %v, before %v", j+1, s, earliest)
 			}
 		}
-		// (n − b)/rate is 50 ms or less; a loaded machine may take far
+		// (n − b)/rate is 24 ms or less; a loaded machine may take far
 		// longer, but not seconds.
 		assert.Less(t, starts[n-1], 3*time.Second)
 	})

@@ -251,6 +251,7 @@ func (s *Subpool) refused() {
 	s.rejected.Add(1)
 	s.mu.Lock()
 	s.submitted--
+	s.bucket.refund()
 	s.putSlotLocked()
 	s.mu.Unlock()
 }
