@@ -22,8 +22,9 @@ import (
 //   - wake.go, who wakes whom: the wake rule (kickLocked), starting and
 //     stopping workers, and the rule that wake-ups are sent after unlocking.
 //   - control.go, the calls that change the pool's state (Tune, Release,
-//     Reboot) and the getters; purge.go, idle expiry; timing.go, the
-//     Observer's timing; invariants.go, the checks of the invariants below.
+//     Reboot) and the getters; pace.go, the gate (Pause, the rate limit);
+//     purge.go, idle expiry; timing.go, the Observer's timing;
+//     invariants.go, the checks of the invariants below.
 //
 // # Which counters an event moves
 //
@@ -48,6 +49,8 @@ import (
 //	a stopping worker stays              stopping-1, running+1
 //	a worker is counted out              stopping-1 (not after a panic), live-1
 //	the purge goroutine starts, exits    live+1, live-1
+//	the pace timer is set, fires         live+1, live-1 (pace.go)
+//	Pause, Resume, a new rate limit      paused, gated; nothing else
 type poolCore[T any] struct {
 	// The fields up to the first pad are written by every task, under the
 	// lock; the next group is read by every task and written only by Tune,
