@@ -28,7 +28,9 @@ import (
 //
 // Input layout: byte 0 chooses the kind and flags, byte 1 the size, buffer
 // and MaxBlockingTasks (see newFz), and each following pair of bytes is one
-// operation and its argument (see fz.step).
+// operation and its argument (see fz.step): among them, from operation byte
+// fzOpPace up, Pause with a done context, so that it returns at once, and
+// Resume (fz.pace).
 //
 // Submits carry priority levels (fzLevels): a submit with a context takes
 // the level the argument byte chooses, one without a context is level 0.
@@ -179,12 +181,16 @@ func (c *fzCall) poll() bool {
 //
 //   - a submit goes to an idle worker, else to a new worker below capacity,
 //     else to the buffer, else fails (TrySubmit, Nonblocking,
-//     MaxBlockingTasks reached) or waits;
+//     MaxBlockingTasks reached) or waits; while the pool is paused it skips
+//     the workers and goes to the buffer at once;
 //   - a worker that finishes exits if the pool is above capacity, else takes
 //     the first waiting unit, buffered or blocked, in the order of fzBest (a
-//     buffered one leaves its room to the first blocked caller), else exits
-//     if the pool is closed, else goes idle (on top of the stack, or at the
-//     tail of the PreAlloc ring);
+//     buffered one leaves its room to the first blocked caller), unless the
+//     pool is paused, else exits if the pool is closed, else goes idle (on
+//     top of the stack, or at the tail of the PreAlloc ring);
+//   - Resume, and Release of a paused pool, give the free slots to the
+//     waiting units in that order, each on an idle worker while there is
+//     one (detached as a submit detaches it), else on a new worker;
 //   - a purge tick reaps the idle workers that went idle before tick -
 //     expiry, and ends the purge goroutine if no worker is left;
 //   - a caller whose context ends leaves the waiting work, and the order of
@@ -197,6 +203,7 @@ type fzModel struct {
 	cap, queue, maxBlocking        int
 	preAlloc, nonblocking, noPurge bool
 	closed                         bool
+	paused                         bool
 	aging                          int64 // WithPriorityAging in ns; 0: strict levels
 	running                        int
 	idle                           []int64 // tick each idle worker went idle at, oldest first
@@ -239,7 +246,8 @@ func (m *fzModel) outcome(try bool) fzOutcome {
 	switch {
 	case m.closed:
 		return fzClosed
-	case len(m.idle) > 0, m.cap < 0 || m.running < m.cap, m.queue < 0 || len(m.buffer) < m.queue:
+	case !m.paused && (len(m.idle) > 0 || m.cap < 0 || m.running < m.cap),
+		m.queue < 0 || len(m.buffer) < m.queue:
 		return fzAccept
 	case try || m.nonblocking || (m.maxBlocking != 0 && m.nWaiting() >= m.maxBlocking):
 		return fzOverload
@@ -252,6 +260,8 @@ func (m *fzModel) outcome(try bool) fzOutcome {
 func (m *fzModel) accept(c *fzCall) {
 	m.submitted++
 	switch {
+	case m.paused:
+		m.buffer = append(m.buffer, c)
 	case len(m.idle) > 0:
 		m.detachIdle()
 		m.pending = append(m.pending, c)
@@ -314,9 +324,11 @@ func (m *fzModel) afterTask() {
 		m.running--
 		return
 	}
-	if c := m.nextTask(); c != nil {
-		m.pending = append(m.pending, c)
-		return
+	if !m.paused {
+		if c := m.nextTask(); c != nil {
+			m.pending = append(m.pending, c)
+			return
+		}
 	}
 	if m.closed {
 		m.running--
@@ -381,9 +393,12 @@ func (m *fzModel) tune(n int) {
 	m.drain()
 }
 
-// serve starts workers for buffered tasks and waiters while there is room.
+// serve starts workers for buffered tasks and waiters while there is room,
+// unless the pool is paused. (Work waits only while no slot is free, or the
+// pool is paused, so no worker is idle then: a slot that frees goes to a new
+// worker.)
 func (m *fzModel) serve() {
-	for m.cap < 0 || m.running < m.cap {
+	for !m.paused && (m.cap < 0 || m.running < m.cap) {
 		c := m.nextTask()
 		if c == nil {
 			return
@@ -405,15 +420,53 @@ func (m *fzModel) release() bool {
 		return false
 	}
 	m.closed = true
-	m.stopIdle(len(m.idle))
 	for _, w := range m.waiters {
 		w.want = ants.ErrPoolClosed
 		m.rejected++
 		m.expecting = append(m.expecting, w)
 	}
 	m.waiters = nil
+	m.resume() // a paused pool is resumed for its buffered tasks
+	m.stopIdle(len(m.idle))
 	m.purging = false
 	return true
+}
+
+// pause is Pause with a done context: on an open pool it pauses and returns
+// nil if no task runs, else the context's error; on a released one it
+// returns nil and changes nothing.
+func (m *fzModel) pause() error {
+	if m.closed {
+		return nil
+	}
+	m.paused = true
+	if m.busyGated > 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// resume is Resume: the waiting units take the free slots in the order of
+// nextTask, each on an idle worker while there is one, else on a new one.
+// The model is at rest (nothing pending), so the busy workers are running
+// minus idle.
+func (m *fzModel) resume() {
+	if !m.paused {
+		return
+	}
+	m.paused = false
+	for m.cap < 0 || m.running-len(m.idle) < m.cap {
+		c := m.nextTask()
+		if c == nil {
+			return
+		}
+		if len(m.idle) > 0 {
+			m.detachIdle()
+			m.pending = append(m.pending, c)
+		} else {
+			m.spawn(c)
+		}
+	}
 }
 
 func (m *fzModel) reboot() {
@@ -442,9 +495,9 @@ func (m *fzModel) tick() {
 }
 
 func (m *fzModel) String() string {
-	return fmt.Sprintf("{cap %d closed %v aging %v now %v running %d idle %d busy %d buffer %v waiting %v "+
+	return fmt.Sprintf("{cap %d closed %v paused %v aging %v now %v running %d idle %d busy %d buffer %v waiting %v "+
 		"submitted %d completed %d panicked %d rejected %d purging %v lastTick %v}",
-		m.cap, m.closed, time.Duration(m.aging), time.Duration(m.now), m.running, len(m.idle), m.busyGated,
+		m.cap, m.closed, m.paused, time.Duration(m.aging), time.Duration(m.now), m.running, len(m.idle), m.busyGated,
 		fzUnits(m.buffer), fzUnits(m.waiters),
 		m.submitted, m.completed, m.panicked, m.rejected, m.purging, time.Duration(m.lastTick))
 }
@@ -654,6 +707,11 @@ const (
 	fzOpCount
 )
 
+// fzOpPace is the first operation byte that chooses Pause (even) or Resume
+// (odd) instead of op % fzOpCount: no seed written before Pause used an
+// operation byte that high, so they keep their meaning.
+const fzOpPace = 0xf0
+
 // step applies one operation with its argument.
 //
 // The submits of a gated, instant or panicking task are Submit (level 0)
@@ -666,6 +724,12 @@ const (
 func (f *fz) step(op, arg byte) {
 	f.t.Helper()
 	m := &f.m
+	if op >= fzOpPace {
+		f.pace(op&1 == 0)
+		m.drain()
+		f.settle()
+		return
+	}
 	switch op % fzOpCount {
 	case fzOpSubmitGated:
 		f.submitAt(fzGated, arg)
@@ -753,6 +817,25 @@ func (f *fz) step(op, arg byte) {
 	}
 	m.drain()
 	f.settle()
+}
+
+// pace is Pause with a done context, so that it returns at once (nil, or
+// context.Canceled while a task runs), or Resume.
+func (f *fz) pace(pause bool) {
+	f.t.Helper()
+	m := &f.m
+	pc := f.p.poolAPI.(pacer)
+	if !pause {
+		f.logf("Resume()")
+		f.do("Resume", pc.Resume)
+		m.resume()
+		return
+	}
+	want := m.pause()
+	f.logf("Pause(a done context): want %v", want)
+	if err := f.await("Pause", fzGo(func() error { return pc.Pause(cancelledContext()) })); err != want {
+		f.fatalf("Pause(a done context) = %v, want %v", err, want)
+	}
 }
 
 type fzCtx struct {
@@ -864,13 +947,14 @@ func (f *fz) cancelWaiter(arg int) {
 func (f *fz) releaseTimeout() {
 	f.t.Helper()
 	m := &f.m
-	busy := m.busyGated > 0
+	closed := !m.release()
+	m.drain() // the buffered tasks that the Release of a paused pool starts
 	var want error
 	d := fzBound
 	switch {
-	case !m.release():
+	case closed:
 		want, d = ants.ErrPoolClosed, time.Millisecond
-	case busy:
+	case m.busyGated > 0:
 		want, d = ants.ErrTimeout, time.Millisecond
 	}
 	f.logf("ReleaseTimeout(%v): want %v", d, want)
@@ -964,6 +1048,8 @@ func (f *fz) mismatch() string {
 	wantCap := m.cap
 	check("Cap()", f.p.Cap(), wantCap)
 	check("IsClosed()", f.p.IsClosed(), m.closed)
+	check("Paused", s.Paused, m.paused)
+	check("Paused()", f.p.poolAPI.(pacer).Paused(), m.paused)
 	check("Running", s.Running, m.running-gone)
 	check("Running()", f.p.Running(), m.running-gone)
 	check("Idle", s.Idle, len(m.idle)-gone)
