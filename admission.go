@@ -231,9 +231,17 @@ func (p *poolCore[T]) putWaiter(w *waiter[T]) {
 // callers whose tasks it accepted, linked by nextWake, for the caller to
 // wake once it has released p.lock; the caller then takes from the ring or
 // kicks it. It requires p.lock held.
-func (p *poolCore[T]) admitLocked() (taken *waiter[T]) {
+func (p *poolCore[T]) admitLocked() *waiter[T] { return p.admitOntoLocked(nil) }
+
+// admitOntoLocked is admitLocked for an admission that has already taken
+// the callers linked from taken (a worker's own next unit, afterTask): it
+// links any more onto them, and returns them all.
+func (p *poolCore[T]) admitOntoLocked(taken *waiter[T]) *waiter[T] {
 	if p.waitq.len() == 0 || !p.slotFreeLocked() {
-		return nil
+		if taken != nil {
+			p.admittedLocked(taken)
+		}
+		return taken
 	}
 	now := p.agingNow()
 	for p.waitq.len() > 0 && p.slotFreeLocked() && p.gateOpenLocked() {
@@ -241,20 +249,6 @@ func (p *poolCore[T]) admitLocked() (taken *waiter[T]) {
 		var st taskStamp
 		arg, st, taken = p.popWaitingLocked(now, taken)
 		p.reserveLocked(arg, st)
-	}
-	p.admittedLocked(taken)
-	return taken
-}
-
-// admitMoreLocked is admitLocked for an admission that has already taken
-// the callers linked from taken: it links any more onto them.
-func (p *poolCore[T]) admitMoreLocked(taken *waiter[T]) *waiter[T] {
-	if more := p.admitLocked(); more != nil {
-		last := more
-		for last.nextWake != nil {
-			last = last.nextWake
-		}
-		last.nextWake, taken = taken, more
 	}
 	p.admittedLocked(taken)
 	return taken

@@ -170,7 +170,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			w.stamp = st
 		}
 		p.busy++
-		taken = p.admitMoreLocked(taken)
+		taken = p.admitOntoLocked(taken)
 		next := p.kickLocked()
 		p.lock.Unlock()
 		taken.wake()
