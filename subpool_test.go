@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"time"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
