@@ -5,10 +5,22 @@ import (
 	"sync/atomic"
 )
 
-// spinLock is a test-and-test-and-set lock with exponential backoff. It
-// guards the pool's short critical sections (a handful of slice operations),
-// where parking a goroutine, as sync.Mutex eventually does, costs more than
+// spinLock is a test-and-test-and-set lock with backoff. It guards the
+// pool's short critical sections (a handful of slice operations), where
+// parking a goroutine, as sync.Mutex eventually does, costs more than
 // waiting a little.
+//
+// A waiter that finds it held polls it, then yields in two ways, as the
+// runtime's own locks do. A holder that is slow to release is most often
+// one whose thread the operating system took off its CPU: on a machine
+// with as many busy threads as cores, the runtime's spinning threads and
+// other processes compete with it. So the waiter first gives its CPU to
+// another thread (osYield, sched_yield on Linux), which keeps its
+// goroutine and its P, and costs far less than a trip through the Go
+// scheduler. Only a holder that stays slow, because the Go scheduler
+// preempted its goroutine, is waited for with runtime.Gosched, which lets
+// that goroutine run: yielding the thread alone would leave it off every P
+// until the waiters are preempted in turn, 10 ms later.
 //
 // The zero value is unlocked. A spinLock must not be copied after first use.
 type spinLock struct {
@@ -30,6 +42,11 @@ const spinBackoffCap = 16
 // ("The spinlock").
 const activeSpins = 32
 
+// osYieldRounds is how many times a waiter yields its thread before it
+// yields its goroutine (runtime.Gosched). BENCHMARKS.md ("The spinlock's
+// yield") has the measurements.
+const osYieldRounds = 8
+
 // Lock acquires l. Its fast path is small enough to be inlined.
 func (l *spinLock) Lock() {
 	if l.state.CompareAndSwap(0, 1) {
@@ -40,13 +57,17 @@ func (l *spinLock) Lock() {
 
 func (l *spinLock) lockSlow() {
 	backoff := 1
-	for {
+	for round := 0; ; round++ {
 		// Spin on a plain load first: a failed CAS still takes the cache
 		// line exclusively and slows the holder down.
 		for i := 0; i < activeSpins; i++ {
 			if l.state.Load() == 0 && l.state.CompareAndSwap(0, 1) {
 				return
 			}
+		}
+		if round < osYieldRounds {
+			osYield()
+			continue
 		}
 		for i := 0; i < backoff; i++ {
 			runtime.Gosched()
