@@ -183,7 +183,6 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level
 	w.arg, w.stamp, w.level, w.state = arg, st, level, waiterPending
 	w.arrival = p.waitq.arrive(p.agingNow())
 	p.waitq.pushCaller(w)
-	p.waiting.Store(int32(p.waitq.blocked))
 	p.paceWaitingLocked() // with a free slot, it waits for a token
 	p.lock.Unlock()
 
@@ -196,7 +195,6 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level
 			p.lock.Lock()
 			if w.state == waiterPending {
 				p.waitq.removeCaller(w)
-				p.waiting.Store(int32(p.waitq.blocked))
 				p.lock.Unlock()
 				p.putWaiter(w)
 				p.rejected.Add(1)
@@ -238,9 +236,6 @@ func (p *poolCore[T]) admitLocked() *waiter[T] { return p.admitOntoLocked(nil) }
 // links any more onto them, and returns them all.
 func (p *poolCore[T]) admitOntoLocked(taken *waiter[T]) *waiter[T] {
 	if p.waitq.len() == 0 || !p.slotFreeLocked() {
-		if taken != nil {
-			p.admittedLocked(taken)
-		}
 		return taken
 	}
 	now := p.agingNow()
@@ -250,7 +245,7 @@ func (p *poolCore[T]) admitOntoLocked(taken *waiter[T]) *waiter[T] {
 		arg, st, taken = p.popWaitingLocked(now, taken)
 		p.reserveLocked(arg, st)
 	}
-	p.admittedLocked(taken)
+	p.paceWaitingLocked() // work left waiting only for a token
 	return taken
 }
 
@@ -258,8 +253,8 @@ func (p *poolCore[T]) admitOntoLocked(taken *waiter[T]) *waiter[T] {
 // free with the gate open, and returns its task; if the unit was buffered,
 // the room it leaves goes to the best blocked caller. The callers whose
 // tasks it accepts are linked onto taken, to be woken after unlocking. It
-// requires p.lock held; the caller calls admittedLocked after its last
-// call.
+// requires p.lock held; the caller calls paceWaitingLocked after its
+// last call.
 func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStamp, *waiter[T]) {
 	arg, st, w := p.waitq.popSlot(now)
 	if w != nil && p.timed {
@@ -281,18 +276,6 @@ func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStam
 	return arg, st, w
 }
 
-// admittedLocked ends an admission: it publishes Waiting if callers left
-// the queue, and sets the pace timer if work waits only for a token. It
-// requires p.lock held.
-func (p *poolCore[T]) admittedLocked(taken *waiter[T]) {
-	if taken != nil {
-		// Only when callers left: the store would evict the getters' cache
-		// line from the other cores at every task.
-		p.waiting.Store(int32(p.waitq.blocked))
-	}
-	p.paceWaitingLocked()
-}
-
 // closeWaitersLocked takes every blocked caller out of the queue for
 // Release, and returns them, to be woken with ErrPoolClosed once p.lock is
 // released. Buffered tasks stay: they are accepted and still run. It
@@ -302,7 +285,6 @@ func (p *poolCore[T]) closeWaitersLocked() *waiter[T] {
 	for w := all; w != nil; w = w.nextWake {
 		w.state = waiterClosed
 	}
-	p.waiting.Store(0)
 	return all
 }
 

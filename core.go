@@ -29,7 +29,7 @@ import (
 // # Which counters an event moves
 //
 // Each moves under p.lock, but rejected, an atomic written without it;
-// running and waiting (waitq.blocked) are atomics too, for the getters.
+// running is an atomic too, for the getters.
 //
 //	a task is accepted with a slot       submitted+1, reserved+1, into tasks
 //	a task is accepted into the buffer   submitted+1, waitq.buffered+1
@@ -168,7 +168,6 @@ type poolCore[T any] struct {
 
 	// These are written only with lock held and may be read without it.
 	running atomic.Int32 // active workers: started, not exited, not told to stop
-	waiting atomic.Int32 // waitq.blocked
 
 	rejected atomic.Uint64 // written without the lock
 

@@ -41,8 +41,6 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case p.live < running+p.stopping+purge:
 		return fmt.Errorf("live %d < running %d + stopping %d + purge %d",
 			p.live, running, p.stopping, purge)
-	case blocked != int(p.waiting.Load()):
-		return fmt.Errorf("blocked callers %d, Waiting() %d", blocked, p.waiting.Load())
 	case blocked > 0 && (p.queueSize < 0 || buffered < p.queueSize):
 		return fmt.Errorf("%d callers blocked while the buffer has room", blocked)
 	case p.purgeStop != nil && !p.purgeAlive:
