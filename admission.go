@@ -48,7 +48,7 @@ func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st tas
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
-	p.lock.Lock()
+	p.lock.LockYielding() // see LockYielding
 	if !p.closed.Load() && !p.gated {
 		if p.slotFreeLocked() {
 			p.acceptUnlock(arg, st)

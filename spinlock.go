@@ -20,7 +20,8 @@ import (
 // scheduler. Only a holder that stays slow, because the Go scheduler
 // preempted its goroutine, is waited for with runtime.Gosched, which lets
 // that goroutine run: yielding the thread alone would leave it off every P
-// until the waiters are preempted in turn, 10 ms later.
+// until the waiters are preempted in turn, 10 ms later. A submitter waits
+// otherwise (LockYielding).
 //
 // The zero value is unlocked. A spinLock must not be copied after first use.
 type spinLock struct {
@@ -55,7 +56,27 @@ func (l *spinLock) Lock() {
 	l.lockSlow()
 }
 
-func (l *spinLock) lockSlow() {
+// LockYielding is Lock for a submitter: while it waits it yields its
+// goroutine from the start, never only its thread, so that the goroutines
+// runnable behind it run first. Those are mostly workers whose task has
+// just ended, which would give their slot back or take the next task. A
+// submitter that kept its P, as Lock's waiters do, outruns them: with one
+// submitter and tasks that sleep, the pool then sees no idle worker at
+// each submit and starts new ones, up to its capacity. That was the sleep
+// workload's 50,000 goroutines and 165 MiB, against 20,000-30,000 and
+// 70-110 MiB for ants (BENCHMARKS.md, "The spinlock's yield").
+func (l *spinLock) LockYielding() {
+	if l.state.CompareAndSwap(0, 1) {
+		return
+	}
+	l.lockSlowN(0)
+}
+
+func (l *spinLock) lockSlow() { l.lockSlowN(osYieldRounds) }
+
+// lockSlowN polls l, then yields the thread osRounds times, then the
+// goroutine with exponential backoff, until it acquires l.
+func (l *spinLock) lockSlowN(osRounds int) {
 	backoff := 1
 	for round := 0; ; round++ {
 		// Spin on a plain load first: a failed CAS still takes the cache
@@ -65,7 +86,7 @@ func (l *spinLock) lockSlow() {
 				return
 			}
 		}
-		if round < osYieldRounds {
+		if round < osRounds {
 			osYield()
 			continue
 		}
