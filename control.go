@@ -36,7 +36,8 @@ func (p *poolCore[T]) Free() int {
 //
 // It takes the pool's lock, where ants reads an atomic: keeping a copy of
 // the count for it cost every blocked caller two atomic stores, which
-// BENCHMARKS.md ("The saturated path") measured at 2-4% of a task there.
+// BENCHMARKS.md ("The spinlock's yield, and the saturated path again")
+// measured at 2-4% of a task there.
 func (p *poolCore[T]) Waiting() int {
 	p.lock.Lock()
 	n := p.waitq.blocked
