@@ -201,6 +201,9 @@ func (l *SpinLock) Lock() { l.l.Lock() }
 // Unlock releases l.
 func (l *SpinLock) Unlock() { l.l.Unlock() }
 
+// LockYielding acquires l as a submitter does.
+func (l *SpinLock) LockYielding() { l.l.LockYielding() }
+
 // LiveWorkers reports the worker goroutines of the pool that have not been
 // counted out: busy, idle, or on their way out. A WorkerPool's worker frees
 // its Worker's id before it is counted out.

@@ -15,7 +15,11 @@ func TestSpinLock(t *testing.T) {
 	t.Run("one holder at a time under contention", func(t *testing.T) {
 		// More goroutines than cores, so that holders are preempted and
 		// waiters reach the backoff; the counter is a plain int, so a
-		// second holder is also a data race under -race.
+		// second holder is also a data race under -race. Half the
+		// goroutines lock as submitters do (LockYielding), half as the
+		// workers do, so that both back-offs wait on each other; the
+		// holders that yield their goroutine while holding it are what
+		// a waiter that only yielded its thread would spin behind.
 		var (
 			l       ants.SpinLock
 			holders atomic.Int32
@@ -24,12 +28,16 @@ func TestSpinLock(t *testing.T) {
 		)
 		goroutines := 4 * runtime.GOMAXPROCS(0)
 		const perGoroutine = 2000
-		for range goroutines {
+		for i := range goroutines {
 			wg.Add(1)
+			lock := l.Lock
+			if i%2 == 1 {
+				lock = l.LockYielding
+			}
 			go func() {
 				defer wg.Done()
 				for range perGoroutine {
-					l.Lock()
+					lock()
 					if n := holders.Add(1); n != 1 {
 						t.Errorf("%d holders at once", n)
 					}
