@@ -30,13 +30,12 @@
 //
 // Measured on 2 cores: handing a task to a pool of 1000 workers costs a
 // third or less of sending it to an unbuffered channel of as many workers
-// (the same semantics). A buffered
-// channel is faster than that from 8 submitters on. With an unbounded
-// buffer the pool costs less than pond. A pool that is always full (as
-// many workers as cores, no-op tasks) costs 1.1-1.3× an unbuffered channel
-// pool, and 1.3-1.4× a buffered one with WithQueueSize(cap): every caller
-// that finds it full parks, as a sender on a full channel does. Submit
-// allocates nothing beyond the caller's closure; each wrapper's doc says
+// (the same semantics); a buffered channel is faster than that from 8
+// submitters on. With an unbounded buffer the pool costs less than pond. A
+// pool that is always full (as many workers as cores, no-op tasks) costs
+// 1.1-1.3× an unbuffered channel pool, and 1.3-1.4× a buffered one with
+// WithQueueSize(cap): every caller that finds it full parks, as a sender on
+// a full channel does. Submit allocates nothing beyond the caller's closure; each wrapper's doc says
 // what it adds, and BENCHMARKS.md has the figures by shape.
 //
 // # Differences from ants

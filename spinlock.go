@@ -63,8 +63,9 @@ func (l *spinLock) Lock() {
 // submitter that kept its P, as Lock's waiters do, outruns them: with one
 // submitter and tasks that sleep, the pool then sees no idle worker at
 // each submit and starts new ones, up to its capacity. That was the sleep
-// workload's 50,000 goroutines and 165 MiB, against 20,000-30,000 and
-// 70-110 MiB for ants (BENCHMARKS.md, "The spinlock's yield").
+// workload's 50,000 goroutines and 165 MiB, against 20,000-33,000 and
+// 70-110 MiB with the old lock and with ants (BENCHMARKS.md, "The
+// spinlock's yield").
 func (l *spinLock) LockYielding() {
 	if l.state.CompareAndSwap(0, 1) {
 		return
