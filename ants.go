@@ -35,8 +35,9 @@
 // pool that is always full (as many workers as cores, no-op tasks) costs
 // 1.1-1.3× an unbuffered channel pool, and 1.3-1.4× a buffered one with
 // WithQueueSize(cap): every caller that finds it full parks, as a sender on
-// a full channel does. Submit allocates nothing beyond the caller's closure; each wrapper's doc says
-// what it adds, and BENCHMARKS.md has the figures by shape.
+// a full channel does. Submit allocates nothing beyond the caller's
+// closure; each wrapper's doc says what it adds, and BENCHMARKS.md has the
+// figures by shape.
 //
 // # Differences from ants
 //
