@@ -1,17 +1,14 @@
 package main
 
 import (
-	"image/color"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/e62cffed/ants/benchmarks/internal/chartio"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Chart geometry and colours.
@@ -21,20 +18,11 @@ const (
 	panelHeight  = 7 * vg.Centimeter
 )
 
-var (
-	colorOurs     = color.RGBA{R: 0xd6, G: 0x4f, B: 0x1f, A: 0xff} // e62cffed/ants
-	colorBaseline = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff} // both channel pools
-	colorOther    = color.RGBA{R: 0x3b, G: 0x6e, B: 0xa8, A: 0xff}
-)
-
 // writeChart draws one horizontal bar chart per workload, tiled into a
 // grid, and writes it as SVG to path: median ns/task, or for the latency
 // workloads the median p99 start latency.
 func writeChart(path string, rs *results, cases []workload, libs []library) error {
-	// Liberation Sans has Arial's metrics, so the label widths plot
-	// computes hold wherever the SVG is shown with Arial or Liberation.
-	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	plotter.DefaultFont = plot.DefaultFont
+	chartio.UseFont()
 	rows := (len(cases) + chartColumns - 1) / chartColumns
 	grid := make([][]*plot.Plot, rows)
 	for i := range grid {
@@ -48,32 +36,9 @@ func writeChart(path string, rs *results, cases []workload, libs []library) erro
 		grid[i/chartColumns][i%chartColumns] = p
 	}
 
-	c := vgsvg.New(panelWidth*chartColumns, panelHeight*vg.Length(rows))
-	dc := draw.New(c)
-	tiles := draw.Tiles{
-		Rows: rows, Cols: chartColumns,
-		PadX: vg.Centimeter, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4,
-		PadLeft: vg.Centimeter / 2, PadRight: vg.Centimeter / 2,
-	}
-	canvases := plot.Align(grid, tiles, dc)
-	for i, row := range grid {
-		for j, p := range row {
-			if p != nil {
-				p.Draw(canvases[i][j])
-			}
-		}
-	}
-
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	tiles := chartio.Tiles(rows, chartColumns)
+	tiles.PadX, tiles.PadLeft = vg.Centimeter, vg.Centimeter/2
+	return chartio.Save(path, grid, tiles, panelWidth*chartColumns, panelHeight*vg.Length(rows))
 }
 
 // panel is the plot of one workload: a bar per library, the first at the
@@ -108,12 +73,12 @@ func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
 		bar.Horizontal = true
 		bar.XMin = y
 		bar.LineStyle.Width = 0
-		bar.Color = colorOther
+		bar.Color = chartio.Blue
 		switch {
 		case strings.HasPrefix(l.name(), "e62cffed/ants"):
-			bar.Color = colorOurs
+			bar.Color = chartio.Ours
 		case isBaseline(l.name()):
-			bar.Color = colorBaseline
+			bar.Color = chartio.Grey // both channel pools
 		}
 		p.Add(bar)
 		top = max(top, v)

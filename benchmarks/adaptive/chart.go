@@ -1,21 +1,14 @@
 package main
 
 import (
-	"image/color"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/e62cffed/ants/benchmarks/internal/chartio"
 	"github.com/e62cffed/ants/internal/loadtest"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Chart geometry; the colours follow the other charts of this module: ours
@@ -25,19 +18,13 @@ const (
 	panelHeight = 7 * vg.Centimeter
 )
 
-var poolColors = []color.Color{
-	color.RGBA{R: 0xd6, G: 0x4f, B: 0x1f, A: 0xff}, // the adaptive pool
-	color.RGBA{R: 0x3b, G: 0x6e, B: 0xa8, A: 0xff},
-	color.RGBA{R: 0x55, G: 0x99, B: 0x44, A: 0xff},
-	color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff},
-}
+var poolColors = chartio.Palette // the adaptive pool first
 
 // writeChart draws three panels, one above the other, over the same time
 // axis: capacity, throughput and p99 run time, one line per pool. It
 // writes PNG if path ends in .png, SVG otherwise.
 func writeChart(path string, r *result) error {
-	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	plotter.DefaultFont = plot.DefaultFont
+	chartio.UseFont()
 	panels := []func(*result) (*plot.Plot, error){capacityPanel, throughputPanel, runPanel}
 	grid := make([][]*plot.Plot, len(panels))
 	for i, f := range panels {
@@ -48,39 +35,13 @@ func writeChart(path string, r *result) error {
 		grid[i] = []*plot.Plot{p}
 	}
 
-	h := panelHeight * vg.Length(len(panels))
-	var c interface {
-		vg.CanvasSizer
-		WriteTo(io.Writer) (int64, error)
-	}
-	if filepath.Ext(path) == ".png" {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(chartWidth, h)}
-	} else {
-		c = vgsvg.New(chartWidth, h)
-	}
-	tiles := draw.Tiles{
-		Rows: len(panels), Cols: 1,
-		PadY:   vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4,
-		PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 2,
-	}
 	// plot.Add widens the axes to the data; the run's length is the x axis.
 	for _, row := range grid {
 		row[0].X.Min, row[0].X.Max = 0, (r.cfg.phase1 + r.cfg.phase2).Seconds()
 	}
-	canvases := plot.Align(grid, tiles, draw.New(c))
-	for i, row := range grid {
-		row[0].Draw(canvases[i][0])
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	tiles := chartio.Tiles(len(panels), 1)
+	tiles.PadX = 0
+	return chartio.Save(path, grid, tiles, chartWidth, panelHeight*vg.Length(len(panels)))
 }
 
 // newPanel is a plot with the common axes and legend.

@@ -3,18 +3,12 @@ package main
 import (
 	"fmt"
 	"image/color"
-	"io"
-	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/e62cffed/ants/benchmarks/internal/chartio"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Chart geometry; the colours follow the other charts of this module: ours
@@ -25,12 +19,8 @@ const (
 )
 
 var (
-	libColors = []color.Color{
-		color.RGBA{R: 0xd6, G: 0x4f, B: 0x1f, A: 0xff}, // e62cffed/ants
-		color.RGBA{R: 0x3b, G: 0x6e, B: 0xa8, A: 0xff},
-		color.RGBA{R: 0x55, G: 0x99, B: 0x44, A: 0xff},
-	}
-	refColor = color.RGBA{R: 0x77, G: 0x77, B: 0x77, A: 0xff}
+	libColors = chartio.Palette[:3] // e62cffed/ants first
+	refColor  = color.RGBA{R: 0x77, G: 0x77, B: 0x77, A: 0xff}
 )
 
 // writeChart draws four panels: tasks started per window in the steady
@@ -38,8 +28,7 @@ var (
 // workers held waiting for a token and the plain tasks started a second.
 // It writes PNG if path ends in .png, SVG otherwise.
 func writeChart(path string, r *result) error {
-	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	plotter.DefaultFont = plot.DefaultFont
+	chartio.UseFont()
 	panels := [][]func(*result) (*plot.Plot, error){
 		{steadyPanel, burstPanel},
 		{heldPanel, plainPanel},
@@ -55,37 +44,8 @@ func writeChart(path string, r *result) error {
 		}
 	}
 
-	w, h := panelWidth*vg.Length(len(panels[0])), panelHeight*vg.Length(len(panels))
-	var c interface {
-		vg.CanvasSizer
-		WriteTo(io.Writer) (int64, error)
-	}
-	if filepath.Ext(path) == ".png" {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	} else {
-		c = vgsvg.New(w, h)
-	}
-	tiles := draw.Tiles{
-		Rows: len(panels), Cols: len(panels[0]),
-		PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4,
-		PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 2,
-	}
-	canvases := plot.Align(grid, tiles, draw.New(c))
-	for i, row := range grid {
-		for j, p := range row {
-			p.Draw(canvases[i][j])
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	rows, cols := len(panels), len(panels[0])
+	return chartio.Save(path, grid, chartio.Tiles(rows, cols), panelWidth*vg.Length(cols), panelHeight*vg.Length(rows))
 }
 
 // newPanel is a plot with the common axes and legend, its x axis from 0 to

@@ -3,17 +3,11 @@ package main
 import (
 	"fmt"
 	"image/color"
-	"io"
-	"os"
-	"path/filepath"
 
+	"github.com/e62cffed/ants/benchmarks/internal/chartio"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Chart geometry and colours.
@@ -23,10 +17,10 @@ const (
 )
 
 var (
-	colorA = color.RGBA{R: 0xd6, G: 0x4f, B: 0x1f, A: 0xff}
-	colorB = color.RGBA{R: 0x3b, G: 0x6e, B: 0xa8, A: 0xff}
-	colorC = color.RGBA{R: 0x55, G: 0x99, B: 0x44, A: 0xff}
-	colorD = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
+	colorA = chartio.Ours
+	colorB = chartio.Blue
+	colorC = chartio.Green
+	colorD = chartio.Grey
 )
 
 // series is one line of a panel.
@@ -87,8 +81,7 @@ var panelKinds = []panelKind{
 // writeChart draws a row per panel kind and a column per report, and
 // writes it to path: PNG if path ends in .png, SVG otherwise.
 func writeChart(path string, reports []*report) error {
-	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	plotter.DefaultFont = plot.DefaultFont
+	chartio.UseFont()
 	rows, cols := len(panelKinds), len(reports)
 	grid := make([][]*plot.Plot, rows)
 	for i, k := range panelKinds {
@@ -107,37 +100,7 @@ func writeChart(path string, reports []*report) error {
 		}
 	}
 
-	w, h := panelWidth*vg.Length(cols), panelHeight*vg.Length(rows)
-	var c interface {
-		vg.CanvasSizer
-		WriteTo(io.Writer) (int64, error)
-	}
-	if filepath.Ext(path) == ".png" {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	} else {
-		c = vgsvg.New(w, h)
-	}
-	tiles := draw.Tiles{
-		Rows: rows, Cols: cols,
-		PadX: vg.Centimeter / 2, PadY: vg.Centimeter / 2,
-		PadTop: vg.Centimeter / 4, PadBottom: vg.Centimeter / 4,
-		PadLeft: vg.Centimeter / 4, PadRight: vg.Centimeter / 2,
-	}
-	canvases := plot.Align(grid, tiles, draw.New(c))
-	for i, row := range grid {
-		for j, p := range row {
-			p.Draw(canvases[i][j])
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return chartio.Save(path, grid, chartio.Tiles(rows, cols), panelWidth*vg.Length(cols), panelHeight*vg.Length(rows))
 }
 
 // panel is one variant's plot of one kind, and the largest y it shows.
