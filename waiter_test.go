@@ -2,6 +2,7 @@ package ants
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -32,24 +33,12 @@ func slots(q *waitQueue[int], n int, now int64) []int {
 	return got
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestWaitQueueStrictLevels(t *testing.T) {
 	q := newTestQueue(0)
 	for i, lv := range []int{0, 5, 1, 5, 3} {
 		blockCaller(q, lv, i, 0)
 	}
-	if got, want := slots(q, 5, 0), []int{1, 3, 4, 2, 0}; !equalInts(got, want) {
+	if got, want := slots(q, 5, 0), []int{1, 3, 4, 2, 0}; !slices.Equal(got, want) {
 		t.Fatalf("tasks got slots in order %v, want %v (levels 5, 5, 3, 1, 0)", got, want)
 	}
 	if q.len() != 0 || len(q.levels) != 1 || q.levels[0] != &q.zero {
@@ -63,7 +52,7 @@ func TestWaitQueueBufferedBeforeBlockedOfALevel(t *testing.T) {
 	blockCaller(q, 1, 11, 0)
 	q.pushTask(0, 20, taskStamp{}, q.arrive(0))
 	blockCaller(q, 2, 30, 0)
-	if got, want := slots(q, 4, 0), []int{30, 10, 11, 20}; !equalInts(got, want) {
+	if got, want := slots(q, 4, 0), []int{30, 10, 11, 20}; !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
@@ -81,7 +70,7 @@ func TestWaitQueueBufferRoomGoesToBestCaller(t *testing.T) {
 	if q.buffered != 1 || q.blocked != 2 {
 		t.Fatalf("buffered %d blocked %d, want 1 and 2", q.buffered, q.blocked)
 	}
-	if got, want := slots(q, 3, 0), []int{2, 3, 1}; !equalInts(got, want) {
+	if got, want := slots(q, 3, 0), []int{2, 3, 1}; !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,21 +23,9 @@ func msec(n float64) time.Duration { return time.Duration(n * float64(time.Milli
 func TestWindows(t *testing.T) {
 	starts := []time.Duration{0, msec(99), msec(100), msec(250), msec(300), msec(301)}
 	got := windows(starts, msec(100), msec(300))
-	if want := []int{2, 1, 1}; !equal(got, want) {
+	if want := []int{2, 1, 1}; !slices.Equal(got, want) {
 		t.Fatalf("windows = %v, want %v (the start at the end is out)", got, want)
 	}
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestMaxExcess(t *testing.T) {
