@@ -67,10 +67,19 @@ func (g *Group) Go(task func() error) {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
-	if err := run.submitContext(g.pool, g.ctx, g.wrap(task, run)); err != nil {
-		g.fail(err) // before Done, so that a Wait it ends sees err
-		g.wg.Done()
+	if err := submitGuarded(func() error {
+		return run.submitContext(g.pool, g.ctx, g.wrap(task, run))
+	}, g.refused); err != nil {
+		g.refused(err)
 	}
+}
+
+// refused counts a task that the pool did not take as done, with err, the
+// pool's error. The error is recorded before Done, so that a Wait it ends
+// sees it.
+func (g *Group) refused(err error) {
+	g.fail(err)
+	g.wg.Done()
 }
 
 // TryGo runs task on the pool only if the pool can take it right now,
@@ -89,15 +98,16 @@ func (g *Group) TryGo(task func() error) bool {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
-	switch err := run.trySubmit(tp, g.ctx, g.wrap(task, run)); err {
+	switch err := submitGuarded(func() error {
+		return run.trySubmit(tp, g.ctx, g.wrap(task, run))
+	}, g.refused); err {
 	case nil:
 		return true
 	case ErrPoolOverload:
 		g.wg.Done()
 		return false
 	default:
-		g.fail(err) // before Done, as in Go
-		g.wg.Done()
+		g.refused(err)
 		return false
 	}
 }
