@@ -268,5 +268,3 @@ func (*nilSubmitter) SubmitContext(_ context.Context, task func()) error {
 	task()
 	return nil
 }
-
-

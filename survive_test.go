@@ -503,5 +503,3 @@ func TestOnChangePanicOnAWorkerIsNoTasksPanic(t *testing.T) {
 	assert.Zero(t, s.Panicked, "no task panicked")
 	assert.Zero(t, handled.Load(), "the PanicHandler is for tasks")
 }
-
-
