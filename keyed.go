@@ -54,6 +54,30 @@ const keyedMapReset = 1024
 // tasks, those queued during the pause too, and the pool's Pause waits for
 // them; a key that is not running starts only after Resume.
 //
+// # Keys
+//
+// Keys are compared with ==, as a map compares them, with one difference: a
+// key that is not equal to itself (a floating-point NaN, or a struct, array,
+// complex number or interface value holding one) would be lost in a map,
+// since no lookup finds it again. Here all such keys are one key, the NaN
+// key: their tasks run one at a time, in the order of their Submits, and
+// the key is forgotten once idle, as any other. A key holding a NaN is the
+// NaN key whatever else it holds: {1, NaN} and {2, NaN} are the same key.
+// A key whose dynamic type is not comparable (a slice in a Keyed[any])
+// makes SubmitContext panic, as a map would, before it takes anything: the
+// Keyed goes on as if the call had not been made.
+//
+// # Panics and runtime.Goexit
+//
+// A task that panics does not stop its key: Wait reports the first panic as
+// a *PanicError, and the key's later tasks run. A task that calls
+// runtime.Goexit (t.FailNow does) ends the goroutine it runs on, as Goexit
+// does, but first the goroutine runs the rest of the key's queue, in order,
+// so that every task accepted runs; Wait reports it as a *PanicError. The
+// pool's PanicHandler sees neither; a pool of this package counts the
+// key's run as one task that panicked in Stats.Panicked, and its worker
+// goes on after a panic and ends after a Goexit.
+//
 // A Keyed is created by NewKeyed. It is safe for concurrent use by multiple
 // goroutines and must not be copied after first use. A task that submits to
 // its own key, with the key's queue full, waits for itself.
@@ -110,7 +134,8 @@ type keyedTask struct {
 	at int64 // nanotime of its Submit, if the pool has an observer
 }
 
-// NewKeyed returns a Keyed that runs its tasks on p. It panics if p is nil.
+// NewKeyed returns a Keyed that runs its tasks on p. It panics if p is nil
+// (see Submitter).
 func NewKeyed[K comparable](p Submitter) *Keyed[K] {
 	mustSubmitter(p)
 	k := &Keyed[K]{pool: p, obs: observerOf(p), marks: marksPanics(p), keys: make(map[K]*keyQueue[K])}
@@ -134,10 +159,12 @@ func (k *Keyed[K]) Submit(key K, task func()) error {
 // then waits for room, and gives up with ctx.Err() when ctx is done.
 //
 // When it returns nil, task runs exactly once, even if the pool is released
-// in the meantime; a panic in task is reported by Wait and does not stop the
-// key's later tasks. A ctx already done returns ctx.Err() at once, as the
-// pool's SubmitContext does; a nil task returns ErrNilTask, and a nil ctx is
-// taken as context.Background().
+// in the meantime; a panic in task, or runtime.Goexit, is reported by Wait
+// and does not stop the key's later tasks. A ctx already done returns
+// ctx.Err() at once, as the pool's SubmitContext does; a nil task returns
+// ErrNilTask, and a nil ctx is taken as context.Background(). A key whose
+// dynamic type is not comparable panics, and a NaN key is the one NaN key
+// (see Keyed).
 //
 // Cost: beside the pool's own, no allocation once warmed up, except to grow
 // a key's queue or the map of keys.

@@ -291,6 +291,8 @@ type MultiPool struct {
 
 // NewMultiPool returns a MultiPool of size member pools of sizePerPool
 // workers each (sizePerPool <= 0: unlimited), all with the same options.
+// size must be in [1, 65536], else it returns ErrInvalidMultiPoolSize (ants
+// takes any positive size, and fails to allocate a huge one).
 func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...Option) (*MultiPool, error) {
 	core := new(multiCore[func()])
 	if err := core.init(size, sizePerPool, runTask, lbs, options); err != nil {

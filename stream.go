@@ -26,6 +26,15 @@ const streamWindow = 1024
 // refused task's Go call does the same). So callbacks run on the pool's
 // workers and hold one while they run; a stream that is idle holds nothing.
 //
+// A task that panics or calls runtime.Goexit has no callback; Wait reports
+// it as a *PanicError, and the later callbacks run. So does a callback
+// that panics. A callback that calls runtime.Goexit ends the goroutine it
+// runs on, as Goexit does, but first that goroutine runs every callback
+// that is ready after it, in order, so that the stream still drains; Wait
+// reports it as a *PanicError. Callbacks run on the pool's workers, or on
+// the goroutine of a Go whose task the pool refused: a Goexit in a
+// callback may end that goroutine.
+//
 // A Stream is created by NewStream. It is safe for concurrent use by
 // multiple goroutines (concurrent Go calls are ordered by the order in which
 // they take their place) and must not be copied after first use. A task or
@@ -62,7 +71,7 @@ type streamItem struct {
 }
 
 // NewStream returns a Stream that runs its tasks on p. It panics if p is
-// nil.
+// nil (see Submitter).
 func NewStream(p Submitter) *Stream {
 	mustSubmitter(p)
 	s := &Stream{pool: p}

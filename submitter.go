@@ -7,6 +7,14 @@ import "context"
 // tasks on: *Pool, *MultiPool and *Subpool satisfy it, and so may a type of
 // the caller's own. SubmitContext must run every task it accepts (returns
 // nil for) exactly once, and refuse the others with an error.
+//
+// Where a Submitter is given (Go, NewGroup, NewStream, NewKeyed,
+// NewSubpool...), a nil one panics with "ants: nil Submitter", and so does
+// a nil *Pool, *MultiPool or *Subpool, or one that its constructor did not
+// make. A SubmitContext of the caller's own that panics or calls
+// runtime.Goexit instead of answering is let go on to the caller of Go,
+// Group.Go, Stream.Go or Keyed.Submit; the wrapper takes the task as
+// refused, so that its Wait does not wait for it.
 type Submitter interface {
 	SubmitContext(ctx context.Context, task func()) error
 }

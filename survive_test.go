@@ -503,3 +503,36 @@ func TestOnChangePanicOnAWorkerIsNoTasksPanic(t *testing.T) {
 	assert.Zero(t, s.Panicked, "no task panicked")
 	assert.Zero(t, handled.Load(), "the PanicHandler is for tasks")
 }
+
+// An OnChange that calls runtime.Goexit when the pool itself changes its
+// capacity ends that worker, which the pool counts as a task that
+// panicked; the changes after it are still delivered, and the pool stays
+// whole.
+func TestOnChangeGoexitOnAWorkerEndsOnlyThatWorker(t *testing.T) {
+	var calls atomic.Int32
+	p, err := ants.NewPool(8, ants.WithAdaptiveCapacity(ants.AdaptiveCapacity{Min: 1, Max: 64,
+		Window: time.Nanosecond, OnChange: func(old, new int) {
+			if calls.Add(1) == 1 {
+				runtime.Goexit()
+			}
+		}}))
+	require.NoError(t, err)
+	var done atomic.Int64
+	submitted := 0
+	deadline := time.Now().Add(long)
+	for calls.Load() < 2 && time.Now().Before(deadline) {
+		g := ants.NewGroup(p)
+		for range 64 {
+			submitted++
+			g.Go(func() error { time.Sleep(50 * time.Microsecond); done.Add(1); return nil })
+		}
+		require.NoError(t, g.Wait())
+	}
+	require.GreaterOrEqual(t, calls.Load(), int32(2), "the pool changed its capacity twice")
+	assert.Equal(t, int64(submitted), done.Load(), "every task ran")
+	s := waitAtRest(t, p)
+	assert.Equal(t, uint64(1), s.Panicked, "the worker whose OnChange called Goexit")
+	assert.GreaterOrEqual(t, p.Running(), 0)
+	require.NoError(t, p.ReleaseTimeout(long))
+	assert.Zero(t, p.Running())
+}
