@@ -287,6 +287,9 @@ var badInputCases = []badCase{
 		}
 	}},
 	{"a multi-pool of 65536 member pools, the most, is made", func(t *testing.T) {
+		if raceEnabled {
+			return // a second under the race detector, for 70 MiB of pools
+		}
 		mp, err := ants.NewMultiPool(1<<16, 1, ants.LeastTasks)
 		badErr(t, "NewMultiPool(65536, 1)", err, nil)
 		if err == nil {
