@@ -100,6 +100,11 @@ func nanLedger[K comparable](t *testing.T, k *ants.Keyed[K], nan K) int {
 		overlap atomic.Bool
 	)
 	var zero K
+	gate := make(chan struct{})
+	require.NoError(t, k.Submit(nan, func() { <-gate }))
+	require.NoError(t, k.Submit(nan, func() {})) // queued behind it: the same key
+	assert.Equal(t, 1, k.Keys(), "one NaN key is busy")
+	close(gate)
 	for i := range n {
 		require.NoError(t, k.Submit(nan, func() {
 			if running.Add(1) != 1 {
