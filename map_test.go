@@ -773,7 +773,8 @@ func TestMapBadArguments(t *testing.T) {
 		assert.Panics(t, func() { k.m(nil, p, 1, nil, fn) })
 		assert.Panics(t, func() { k.m(nil, p, 1, seq, nil) })
 	}
-	assert.Equal(t, []pair{{0, nil}, {1, nil}, {2, nil}}, collect(ants.Map(nil, p, 0, seq, fn)))
+	var nilCtx context.Context
+	assert.Equal(t, []pair{{0, nil}, {1, nil}, {2, nil}}, collect(ants.Map(nilCtx, p, 0, seq, fn)))
 
 	var running, most atomic.Int64
 	one := func(_ context.Context, v int) (int, error) {
