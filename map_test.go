@@ -577,6 +577,60 @@ func TestMapContextDone(t *testing.T) {
 	}
 }
 
+// TestMapContextDoneWhileWaiting: ctx ends while Map waits for the pool's
+// capacity, for a call to return, or while the loop body runs with tasks
+// in the pool's buffer; each time the last pair is (0, ctx.Err()), and a
+// task that starts after ctx is done does not call fn.
+func TestMapContextDoneWhileWaiting(t *testing.T) {
+	for _, k := range mapKinds {
+		t.Run(k.name, func(t *testing.T) {
+			var calls atomic.Int64
+			fn := func(_ context.Context, v int) (int, error) { calls.Add(1); return v, nil }
+
+			t.Run("for capacity", func(t *testing.T) {
+				p := newMapPool(t, 1)
+				g := newGate(t)
+				occupyPool(t, p, g, 1)
+				ctx, cancel := context.WithCancel(context.Background())
+				go func() { waitWaiting(t, p, 1); cancel() }()
+				assert.Equal(t, []pair{{0, context.Canceled}}, collect(k.m(ctx, p, 2, (&countedSeq{n: 3}).seq, fn)))
+				assert.Equal(t, int64(0), calls.Load())
+			})
+
+			t.Run("for a call", func(t *testing.T) {
+				p := newMapPool(t, 2)
+				ctx, cancel := context.WithCancel(context.Background())
+				started := make(chan struct{})
+				slow := func(ctx context.Context, v int) (int, error) {
+					close(started)
+					<-ctx.Done()
+					return v, ctx.Err()
+				}
+				go func() { <-started; cancel() }()
+				assert.Equal(t, []pair{{0, context.Canceled}}, collect(k.m(ctx, p, 1, (&countedSeq{n: 3}).seq, slow)))
+			})
+
+			t.Run("with tasks in the buffer", func(t *testing.T) {
+				p := newMapPool(t, 1, ants.WithQueueSize(4))
+				g := newGate(t)
+				occupyPool(t, p, g, 1)
+				ctx, cancel := context.WithCancel(context.Background())
+				seq := func(yield func(int) bool) {
+					if !yield(0) || !yield(1) { // both wait in the buffer
+						return
+					}
+					cancel()
+					g.open()
+					waitUntil(t, "the buffered tasks to run", func() bool { return p.Stats().Completed == 3 })
+					yield(2)
+				}
+				assert.Equal(t, []pair{{0, context.Canceled}}, collect(k.m(ctx, p, 3, seq, fn)))
+				assert.Equal(t, int64(0), calls.Load())
+			})
+		})
+	}
+}
+
 // TestMapContextAlreadyDone: a done ctx yields its error alone, and seq is
 // not even started.
 func TestMapContextAlreadyDone(t *testing.T) {
