@@ -2,7 +2,7 @@ package ants
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 )
 
 // Map calls fn on s for each value of seq and yields the results in the
@@ -81,14 +81,15 @@ func newMap[T, R any](ctx context.Context, s Submitter, window int,
 
 // mapRun is one range over a Map's sequence. The caller's goroutine runs
 // seq, and the loop body through yield, and is the only one to touch the
-// fields up to mu; the pool's workers run the tasks (call), which share
-// the fields after mu with it.
+// fields up to notify; the pool's workers run the tasks (call), which share
+// the atomic fields after it with the caller, without a lock.
 //
 // A value's place is a mapSlot: taken from free (or made, while fewer than
 // window exist), it is in flight until its pair is yielded, and then goes
 // back to free. Map keeps the places in flight in seq's order (order), and
 // yields the oldest once it is done; MapUnordered yields them in the order
-// they are done (the list finished).
+// they are done: a task pushes its place on finished, and the caller takes
+// the whole stack at once and turns it over into ready.
 type mapRun[T, R any] struct {
 	ctx     context.Context // the caller's; never nil
 	s       Submitter
@@ -99,13 +100,14 @@ type mapRun[T, R any] struct {
 
 	// fnCtx is fn's context, derived from ctx; cancel cancels it when the
 	// iteration ends. fnDone is its Done channel, which a task reads
-	// without the lock that fnCtx.Err takes.
+	// instead of calling fnCtx.Err.
 	fnCtx  context.Context
 	cancel context.CancelFunc
 	fnDone <-chan struct{}
 	run    wrapperRun // how the tasks run on s; submitted is set per value
 
 	order    ring[*mapSlot[T, R]] // Map: the places in flight, in seq's order
+	ready    *mapSlot[T, R]       // MapUnordered: done places taken from finished, in the order done
 	free     *mapSlot[T, R]       // places whose pair was yielded, linked by next
 	inflight int                  // places taken and not yet yielded, <= window
 	stopped  bool                 // no more values are taken, no more pairs yielded
@@ -113,21 +115,29 @@ type mapRun[T, R any] struct {
 	err      error                // ctx.Err(), once the iteration stopped for it
 	over     bool                 // end has run
 
-	// notify wakes the caller when it waits (waiting is set) for the
-	// place want, for any place (want nil, MapUnordered), or, once ended,
-	// for the last call to return. It holds one token, so that a worker
-	// never blocks on it; the caller rechecks what it waited for, so a
-	// token left from a wait it gave up (ctx) is harmless.
-	notify chan struct{}
+	// notify wakes the caller when it waits: for the place want (Map), for
+	// any place (MapUnordered), or, once ended, for the last task to leave
+	// active. It holds one token, so that a task never blocks on it.
+	//
+	// The caller sets want and waiting, then looks again at what it waits
+	// for; a task makes its change, then looks at waiting. So one of them
+	// sees the other's change: the task sends the token if it takes
+	// waiting back (CompareAndSwap), and if the caller cannot take waiting
+	// back itself, a token is coming, which it receives. A token left from
+	// a wait given up for ctx is harmless: every wait looks again.
+	notify  chan struct{}
+	waiting atomic.Bool
+	want    atomic.Pointer[mapSlot[T, R]]
 
-	// mu guards the fields below and the done, r and err of every place.
-	mu       sync.Mutex
-	waiting  bool
-	want     *mapSlot[T, R]
-	finished *mapSlot[T, R] // MapUnordered: done places not yet yielded, in the order done
-	last     *mapSlot[T, R] // the tail of finished
-	active   int            // tasks that started a call of fn (or its skip) and have not recorded it
-	ended    bool           // the iteration has ended: a task that starts now does nothing
+	finished atomic.Pointer[mapSlot[T, R]] // MapUnordered: done places, the last done on top, linked by next
+
+	// active counts the tasks that started and have not recorded their
+	// outcome (or their skip); ended is set once the iteration has ended,
+	// and a task that starts then does nothing. A task counts itself in
+	// active, then looks at ended; end sets ended, then looks at active.
+	// So either the task sees ended, or end waits for it to leave.
+	active atomic.Int64
+	ended  atomic.Bool
 }
 
 // mapSlot is the place of one value in flight, and the task that runs fn on
@@ -137,13 +147,15 @@ type mapSlot[T, R any] struct {
 	m    *mapRun[T, R]
 	task func()         // the pool task: m.call(this place)
 	run  wrapperRun     // the run of its current value, timed from its submit
-	next *mapSlot[T, R] // in free (the caller's), or in finished (under m.mu)
+	next *mapSlot[T, R] // in free or ready (the caller's), or in finished
 	v    T              // the value, written by the caller before the submit
 
-	// Written by the task under m.mu, read by the caller once done.
-	done bool
+	// r and err are written by the task before it sets done (Map) or
+	// pushes the place on finished (MapUnordered), and read by the caller
+	// after it sees that.
 	r    R
 	err  error
+	done atomic.Bool
 }
 
 // iterate is one range: it hands seq a yield that takes its values, then
@@ -197,9 +209,7 @@ func (m *mapRun[T, R]) take(v T) bool {
 			m.stop(cerr)
 			return false
 		}
-		m.mu.Lock()
-		m.recordLocked(sl, *new(R), err)
-		m.mu.Unlock()
+		m.record(sl, *new(R), err)
 	}
 	return m.flush(false)
 }
@@ -222,27 +232,17 @@ func (m *mapRun[T, R]) slot() *mapSlot[T, R] {
 // false or ctx is done.
 func (m *mapRun[T, R]) flush(all bool) bool {
 	for m.inflight > 0 {
-		m.mu.Lock()
-		sl := m.readyLocked()
+		sl := m.next()
 		if sl == nil {
 			if !all && m.inflight < m.window {
-				m.mu.Unlock()
 				break
 			}
-			m.waiting = true
-			if m.ordered {
-				m.want = m.order.at(0)
-			}
-			m.mu.Unlock()
-			select {
-			case <-m.notify:
-			case <-m.ctx.Done():
+			if !m.wait() {
 				m.stop(m.ctx.Err())
 				return false
 			}
 			continue
 		}
-		m.mu.Unlock()
 		r, err := sl.r, sl.err
 		m.release(sl)
 		if cerr := m.ctx.Err(); cerr != nil {
@@ -265,25 +265,55 @@ func (m *mapRun[T, R]) flush(all bool) bool {
 	return true
 }
 
-// readyLocked removes and returns the next place whose pair may be
-// yielded, or returns nil. It requires m.mu held.
-func (m *mapRun[T, R]) readyLocked() *mapSlot[T, R] {
+// next removes and returns the next place whose pair may be yielded, or
+// returns nil.
+func (m *mapRun[T, R]) next() *mapSlot[T, R] {
 	if m.ordered {
-		if m.order.len() == 0 || !m.order.at(0).done {
+		if m.order.len() == 0 || !m.order.at(0).done.Load() {
 			return nil
 		}
 		sl, _ := m.order.pop()
 		return sl
 	}
-	sl := m.finished
-	if sl != nil {
-		m.finished = sl.next
-		if m.finished == nil {
-			m.last = nil
+	if m.ready == nil {
+		// Take every place done so far; the stack has the last done on
+		// top, so turn it over.
+		for sl := m.finished.Swap(nil); sl != nil; {
+			next := sl.next
+			sl.next = m.ready
+			m.ready = sl
+			sl = next
 		}
+	}
+	sl := m.ready
+	if sl != nil {
+		m.ready = sl.next
 		sl.next = nil
 	}
 	return sl
+}
+
+// wait waits until the place Map yields next is done (MapUnordered: any
+// place), and reports whether it did; false: ctx is done.
+func (m *mapRun[T, R]) wait() bool {
+	var want *mapSlot[T, R]
+	if m.ordered {
+		want = m.order.at(0)
+	}
+	m.want.Store(want)
+	m.waiting.Store(true)
+	if m.ordered && want.done.Load() || !m.ordered && m.finished.Load() != nil {
+		if !m.waiting.CompareAndSwap(true, false) {
+			<-m.notify // a task saw waiting and took it: its token is coming
+		}
+		return true
+	}
+	select {
+	case <-m.notify:
+		return true
+	case <-m.ctx.Done():
+		return false
+	}
 }
 
 // release puts a place whose pair has been taken back in free, holding
@@ -292,7 +322,8 @@ func (m *mapRun[T, R]) release(sl *mapSlot[T, R]) {
 	m.inflight--
 	var zt T
 	var zr R
-	sl.v, sl.r, sl.err, sl.done = zt, zr, nil, false
+	sl.v, sl.r, sl.err = zt, zr, nil
+	sl.done.Store(false)
 	sl.next = m.free
 	m.free = sl
 }
@@ -312,35 +343,32 @@ func (m *mapRun[T, R]) end() {
 	}
 	m.over, m.stopped = true, true
 	m.cancel()
-	m.mu.Lock()
-	m.ended = true
-	for m.active > 0 {
-		m.waiting, m.want = true, nil
-		m.mu.Unlock()
+	m.ended.Store(true)
+	for {
+		m.want.Store(nil)
+		m.waiting.Store(true)
+		if m.active.Load() == 0 {
+			if !m.waiting.CompareAndSwap(true, false) {
+				<-m.notify
+			}
+			return
+		}
 		<-m.notify
-		m.mu.Lock()
 	}
-	m.mu.Unlock()
 }
 
 // call is the pool task of place sl: it runs fn on sl's value, unless the
 // iteration has ended (then nobody waits for sl) or ctx is done, and
 // records the outcome.
 func (m *mapRun[T, R]) call(sl *mapSlot[T, R]) {
-	m.mu.Lock()
-	if m.ended {
-		m.mu.Unlock()
+	m.active.Add(1)
+	if m.ended.Load() {
+		m.leave()
 		return
 	}
-	m.active++
-	m.mu.Unlock()
 	select {
 	case <-m.fnDone: // ctx is done: the caller drops the pair
-		m.mu.Lock()
-		m.recordLocked(sl, *new(R), m.fnCtx.Err())
-		m.active--
-		m.wakeLocked(sl)
-		m.mu.Unlock()
+		sl.record(*new(R), m.fnCtx.Err())
 		return
 	default:
 	}
@@ -350,46 +378,47 @@ func (m *mapRun[T, R]) call(sl *mapSlot[T, R]) {
 // apply calls fn on the place's value.
 func (sl *mapSlot[T, R]) apply() (R, error) { return sl.m.fn(sl.m.fnCtx, sl.v) }
 
-// record is the outcome of the call of fn on the place's value.
+// record is the outcome of the task of the place.
 func (sl *mapSlot[T, R]) record(r R, err error) {
 	m := sl.m
-	m.mu.Lock()
-	m.recordLocked(sl, r, err)
-	m.active--
-	m.wakeLocked(sl)
-	m.mu.Unlock()
+	m.record(sl, r, err)
+	m.leave()
 }
 
-// recordLocked stores the pair of sl and marks it done. It requires m.mu
-// held.
-func (m *mapRun[T, R]) recordLocked(sl *mapSlot[T, R], r R, err error) {
-	sl.r, sl.err, sl.done = r, err, true
-	if !m.ordered {
-		if m.last == nil {
-			m.finished = sl
-		} else {
-			m.last.next = sl
+// record stores the pair of sl, marks it done, and wakes the caller if it
+// waits for it.
+func (m *mapRun[T, R]) record(sl *mapSlot[T, R], r R, err error) {
+	sl.r, sl.err = r, err
+	if m.ordered {
+		sl.done.Store(true)
+	} else {
+		for {
+			top := m.finished.Load()
+			sl.next = top
+			if m.finished.CompareAndSwap(top, sl) {
+				break
+			}
 		}
-		m.last = sl
+	}
+	if m.waiting.Load() && !m.ended.Load() && (!m.ordered || m.want.Load() == sl) {
+		m.wake()
 	}
 }
 
-// wakeLocked wakes the caller if it waits for what a task that has just
-// recorded sl changed. It requires m.mu held.
-func (m *mapRun[T, R]) wakeLocked(sl *mapSlot[T, R]) {
-	if !m.waiting {
-		return
+// leave takes a task that has recorded its outcome, or skipped its call,
+// out of active, and wakes end if it was the last one end waits for.
+func (m *mapRun[T, R]) leave() {
+	if m.active.Add(-1) == 0 && m.ended.Load() && m.waiting.Load() {
+		m.wake()
 	}
-	if m.ended {
-		if m.active > 0 {
-			return
+}
+
+// wake sends the caller the token if it still waits.
+func (m *mapRun[T, R]) wake() {
+	if m.waiting.CompareAndSwap(true, false) {
+		select {
+		case m.notify <- struct{}{}:
+		default: // a token left from a wait given up for ctx is there
 		}
-	} else if m.want != nil && m.want != sl {
-		return
-	}
-	m.waiting = false
-	select {
-	case m.notify <- struct{}{}:
-	default:
 	}
 }
