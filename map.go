@@ -45,9 +45,11 @@ import (
 //	}
 //
 // Cost: beside the pool's own, one task per value and no allocation per
-// value once window values have been taken: a range allocates its context,
-// a channel, and a record and a task func per place in the window, which it
-// reuses.
+// value: a range allocates its state, fn's ctx and a channel, and a record
+// and a task func for each place of the window it fills, which it reuses.
+// (Deriving fn's ctx from a ctx of a type outside the standard library
+// makes the context package watch it with a goroutine until the range
+// ends.)
 func Map[T, R any](ctx context.Context, s Submitter, window int,
 	seq func(yield func(T) bool), fn func(ctx context.Context, v T) (R, error)) func(yield func(R, error) bool) {
 	return newMap(ctx, s, window, seq, fn, true)
