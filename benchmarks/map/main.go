@@ -15,7 +15,8 @@
 // of -work CPU each; at window 64 and GOMAXPROCS, and for this package's
 // ways on pools of GOMAXPROCS and 1000 workers (the peers bring goroutines
 // of their own, so capacity does not apply to them: their row repeats the
-// same runs). Tables of medians go to stdout, progress to stderr.
+// same runs); -queue gives those pools a task buffer. Tables of medians go
+// to stdout, progress to stderr.
 package main
 
 import (
@@ -71,6 +72,7 @@ type config struct {
 	windows  []int
 	caps     []int
 	rounds   int
+	queue    int
 	ways     []string
 	executab string // the binary to run as a child
 }
@@ -105,6 +107,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	windows := fs.String("windows", "64,P", "comma-separated windows; P is GOMAXPROCS")
 	caps := fs.String("caps", "P,1000", "comma-separated capacities of this package's pools; P is GOMAXPROCS")
 	fs.IntVar(&cfg.rounds, "rounds", 5, "interleaved rounds; the tables show medians")
+	fs.IntVar(&cfg.queue, "queue", 0, "WithQueueSize of this package's pools; 0: no task buffer")
 	waysFlag := fs.String("ways", "all", "comma-separated ways: "+wayNames())
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -119,8 +122,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if cfg.ways, err = parseWays(*waysFlag); err != nil {
 		return err
 	}
-	if cfg.n < 10 || cfg.ncpu < 1 || cfg.work <= 0 || cfg.rounds < 1 {
-		return fmt.Errorf("-n must be at least 10, and -ncpu, -work and -rounds positive")
+	if cfg.n < 10 || cfg.ncpu < 1 || cfg.work <= 0 || cfg.rounds < 1 || cfg.queue < 0 {
+		return fmt.Errorf("-n must be at least 10, -ncpu, -work and -rounds positive, and -queue not negative")
 	}
 	if cfg.executab, err = os.Executable(); err != nil {
 		return err
@@ -155,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 					}
 					k.capacity = 0
 				}
-				o, err := cfg.child(spec{Lib: name, Values: rw.set.values, Iters: rw.set.iters, Window: rw.window, Capacity: rw.capacity})
+				o, err := cfg.child(spec{Lib: name, Values: rw.set.values, Iters: rw.set.iters, Window: rw.window, Capacity: rw.capacity, Queue: cfg.queue})
 				if err != nil {
 					return fmt.Errorf("%s, %s, window %d, capacity %d: %w", name, rw.set.name, rw.window, rw.capacity, err)
 				}
@@ -195,7 +198,8 @@ func (cfg config) child(sp spec) (outcome, error) {
 func report(out io.Writer, cfg config, iters int, rows []row, results map[key][]outcome) {
 	fmt.Fprintf(out, "- %s %s/%s, GOMAXPROCS=%d, %s; %s; medians of %d interleaved rounds, one child process per measurement\n",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), cpuModel(), time.Now().UTC().Format("2006-01-02"), cfg.rounds)
-	fmt.Fprintf(out, "- the CPU values spin %d rounds of xorshift (%v, calibrated); the peers ignore capacity: their cells repeat\n\n", iters, cfg.work)
+	fmt.Fprintf(out, "- the CPU values spin %d rounds of xorshift (%v, calibrated); the peers ignore capacity: their cells repeat\n", iters, cfg.work)
+	fmt.Fprintf(out, "- this package's pools: WithQueueSize(%d)\n\n", cfg.queue)
 
 	get := func(r row, way string) (outcome, bool) {
 		k := key{r.set.name, r.window, r.capacity, way}

@@ -26,6 +26,7 @@ type spec struct {
 	Iters    int    `json:"iters"` // spin iterations per value; 0: a no-op fn
 	Window   int    `json:"window"`
 	Capacity int    `json:"capacity"` // of the pool, for this package's ways
+	Queue    int    `json:"queue"`    // its WithQueueSize; 0: none
 }
 
 // outcome is what a child measured.
@@ -217,7 +218,7 @@ func measure(sp spec) (outcome, error) {
 	var p *ants.Pool
 	if w.ours {
 		var err error
-		if p, err = ants.NewPool(sp.Capacity); err != nil {
+		if p, err = ants.NewPool(sp.Capacity, ants.WithQueueSize(sp.Queue)); err != nil {
 			return outcome{}, err
 		}
 		defer p.Release()
