@@ -257,3 +257,60 @@ func TestQueueSizeTuneOnAReleasedPoolStartsNoPurgeGoroutine(t *testing.T) {
 	assert.False(t, pr.Purging, "a purge goroutine outlived the released pool")
 	assert.Zero(t, pr.Live, "a goroutine outlived the released pool")
 }
+
+// Once callers block behind a full buffer, the room that frees is kept for
+// them and handed over when the buffer has drained to half its size (the
+// low-water mark), to as many of them as then fit, in order; new calls
+// queue behind them meanwhile.
+func TestQueueSizeLetsBlockedCallersInAtTheLowWaterMark(t *testing.T) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
+		p, l := k.mustNewFull(t, 1, ants.WithQueueSize(4))
+		order := make(chan int, 8)
+		gates := make([]*gate, 8)
+		started := make(chan int, 8)
+		task := func(i int) func() {
+			gates[i] = newGate(t)
+			return func() {
+				started <- i
+				<-gates[i].ch
+				order <- i
+			}
+		}
+		for i := range 4 {
+			require.NoError(t, p.submit(task(i)))
+		}
+		var errs []<-chan error
+		for i := 4; i < 7; i++ {
+			tk := task(i)
+			errs = append(errs, blocked(t, p, i-3, func() error { return p.submit(tk) }))
+		}
+		tk := task(7)
+		assert.ErrorIs(t, p.trySubmit(tk), ants.ErrPoolOverload, "a call overtook the blocked callers")
+
+		l.open() // the buffer drains to 3 of 4: above the mark
+		assert.Equal(t, 0, recv(t, started, "the first buffered task"))
+		s := p.Stats()
+		assert.Equal(t, 3, s.Queued)
+		assert.Equal(t, 3, s.Waiting, "a caller was let in above the low-water mark")
+		assert.ErrorIs(t, p.trySubmit(tk), ants.ErrPoolOverload, "a call overtook the blocked callers")
+
+		gates[0].open() // 2 of 4: the first two callers are let in, together
+		assert.Equal(t, 1, recv(t, started, "the second buffered task"))
+		assert.NoError(t, recv(t, errs[0], "the first blocked caller"))
+		assert.NoError(t, recv(t, errs[1], "the second blocked caller"))
+		s = p.Stats()
+		assert.Equal(t, 4, s.Queued)
+		assert.Equal(t, 1, s.Waiting)
+
+		for i := 1; i < 4; i++ {
+			gates[i].open()
+		}
+		assert.NoError(t, recv(t, errs[2], "the third blocked caller"))
+		for i := 4; i < 7; i++ {
+			gates[i].open()
+		}
+		for i := range 7 {
+			assert.Equal(t, i, recv(t, order, "a task"))
+		}
+	})
+}

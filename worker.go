@@ -7,8 +7,8 @@ import (
 
 // The worker goroutine's side of the pool. A worker is started for a
 // reserved task (spawnLocked, wake.go) and is then active, counted in
-// running: busy with a task, idle in the idle queue, or searching, woken
-// and on its way to the ring. After each task it takes the next reserved
+// running: busy with a task (or woken with one handed to it), or idle in
+// the idle queue. After each task it takes the next reserved
 // one, parks, or stops being active (afterTask): told to stop, or leaving
 // on its own, it is stopping until leaveOrStay counts it out, or keeps it
 // for a task that needs it. A task's panic ends its worker at once
@@ -16,9 +16,10 @@ import (
 
 // goWorker is one pooled goroutine. It runs the task it was started with,
 // then takes the next from the pool's ring (afterTask); when the ring is
-// empty it parks in the pool's idle queue until the pool wakes it to look
-// again, or tells it to stop. One goWorker[T] serves every pool kind: T is
-// func() for Pool and the argument type for the function pools.
+// empty it parks in the pool's idle queue until the pool wakes it with a
+// task handed to it (next), or tells it to stop. One goWorker[T] serves
+// every pool kind: T is func() for Pool and the argument type for the
+// function pools.
 type goWorker[T any] struct {
 	pool *poolCore[T]
 
@@ -40,6 +41,11 @@ type goWorker[T any] struct {
 	// is set under the pool's lock before the wake-up is sent, so the
 	// worker may read it after receiving.
 	stop bool
+
+	// next is the task handed to an idle worker with its wake-up
+	// (kickLocked), which it runs without taking the pool's lock; like
+	// stop, it is set under the lock before the wake-up is sent.
+	next T
 
 	// local is state a pool kind keeps for the life of this worker (a
 	// WorkerPool's Worker); only the worker's goroutine uses it, and the
@@ -147,6 +153,19 @@ func (w *goWorker[T]) runTasks(arg T) (marked bool) {
 // ok == false when the worker has been counted out and must exit.
 func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	p.lock.Lock()
+	if p.nextBufferedLocked(w) {
+		// The buffered fast path: the worker keeps its slot for the next
+		// buffered task, in the same lock crossing as its report.
+		p.completed++
+		arg = p.waitq.popZero()
+		var taken *waiter[T]
+		if p.waitq.blocked > 0 && p.waitq.buffered <= p.lowWater() {
+			taken = p.letInLocked(0, nil) // one level: no ranks to compare
+		}
+		p.lock.Unlock()
+		taken.wake()
+		return arg, true
+	}
 	if p.adaptive != nil && w.ran >= 0 {
 		n := p.adaptive.observe(int(w.stamp.cap), time.Duration(w.ran), w.start)
 		if n != int(p.capacity.Load()) {
@@ -209,16 +228,35 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		taken = nil
 
 		<-w.ch
-		p.lock.Lock()
 		if !w.stop {
-			p.searching--
-			continue
+			// Woken with a task, which holds its slot and counts this
+			// worker busy already.
+			var zero T
+			arg, w.next = w.next, zero
+			p.woken()
+			return arg, true
 		}
+		p.lock.Lock()
 		w.stop = false // set, with stopping counted, before the wake-up was sent
 		if !p.leaveOrStay(w, nil) {
 			return arg, false
 		}
 	}
+}
+
+// nextBufferedLocked reports whether w, whose task has just ended without
+// a panic, takes the next buffered task on the fast path: the pool is
+// neither timed nor gated, no task is reserved, only level 0 waits, and
+// the slot of w is still within the capacity. It then stays busy, and
+// nothing but the buffer changes: no slot frees for the admission and the
+// wake rule to act on. It requires p.lock held.
+func (p *poolCore[T]) nextBufferedLocked(w *goWorker[T]) bool {
+	if p.timed || p.gated || w.panicked || w.retire || p.reserved > 0 ||
+		p.waitq.zero.tasks.size == 0 || len(p.waitq.levels) > 1 {
+		return false
+	}
+	c := p.capacity.Load()
+	return c < 0 || p.busy <= int(c)
 }
 
 // leaveOrStay takes a stopping worker out of the pool, or keeps it. It is
@@ -248,7 +286,7 @@ func (p *poolCore[T]) leaveOrStay(w *goWorker[T], taken *waiter[T]) (stays bool)
 	}
 	w.retire = false
 	c := p.capacity.Load()
-	if p.reserved > p.searching && (c < 0 || p.running.Load() < c) {
+	if p.reserved > 0 && (c < 0 || p.running.Load() < c) {
 		p.stopping--
 		p.running.Add(1)
 		return true
