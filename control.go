@@ -196,7 +196,7 @@ func (p *poolCore[T]) close() bool {
 		p.setGateLocked()
 		p.admitLocked()
 	}
-	next := p.wakeIdleLocked(p.reserved, wakeToRun, nil)
+	next := p.wakeIdleLocked(p.reserved-p.searching, wakeToSearch, nil)
 	next = p.wakeIdleLocked(p.workers.len(), wakeToStop, next)
 	// With no idle worker left, kickLocked has none to return: it only
 	// starts new workers, within the bound, for the tasks left over.

@@ -40,8 +40,8 @@ import (
 //	a caller blocks, or gives up         waitq.blocked+1, waitq.blocked-1
 //	a worker takes a task                reserved-1, busy+1, out of tasks
 //	a worker is started for a task       running+1, live+1, then it takes it
-//	an idle worker is handed a task      reserved-1, busy+1, out of workers, onWay+1
-//	a woken worker starts it             onWay-1
+//	an idle worker is woken to search    searching+1, out of workers
+//	a woken worker looks at the ring     searching-1
 //	a worker parks                       into workers
 //	a task returns                       completed+1, busy-1
 //	a task panics                        panicked+1, busy-1, running-1
@@ -73,24 +73,20 @@ type poolCore[T any] struct {
 	waitq waitQueue[T]
 
 	// busy counts the tasks workers have taken and not finished.
-	// running == busy + idle (workers.len).
+	// running == busy + idle (workers.len) + searching.
 	busy int
 
 	// reserved counts the tasks in the ring, each of which holds a worker
 	// slot. Invariants: busy+reserved <= capacity but after a shrinking
-	// Tune; waitq.buffered <= queueSize; if anything waits in waitq, no
-	// slot is free (busy+reserved >= capacity); and reserved > 0 with a
-	// worker idle only while one is on its way or asked to kick (the wake
-	// rule, kickLocked).
+	// Tune; waitq.buffered <= queueSize; and if anything waits in waitq, no
+	// slot is free (busy+reserved >= capacity).
 	reserved int
 
-	// onWay counts the workers woken with a task that have not yet
-	// started it, and kickWanted is set when kickLocked left a reserved
-	// task to one of them to kick for (the wake rule, wake.go). Both change
-	// under the lock but for onWay's decrement and kickWanted's read, by
-	// the woken worker.
-	onWay      atomic.Int32
-	kickWanted atomic.Bool
+	// searching counts the workers woken from the idle queue that have not
+	// yet looked at the ring. The wake rule (kickLocked) keeps one on its
+	// way while reserved tasks remain: reserved > 0 and searching == 0
+	// only when no worker is idle.
+	searching int
 
 	// stopping counts the workers that have stopped being active (told to
 	// stop, or leaving on their own) and have not yet been counted out. They

@@ -20,9 +20,9 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 		purge = 1
 	}
 	switch {
-	case p.busy < 0 || p.reserved < 0 || p.stopping < 0:
-		return fmt.Errorf("negative count: busy %d, reserved %d, stopping %d",
-			p.busy, p.reserved, p.stopping)
+	case p.busy < 0 || p.reserved < 0 || p.searching < 0 || p.stopping < 0:
+		return fmt.Errorf("negative count: busy %d, reserved %d, searching %d, stopping %d",
+			p.busy, p.reserved, p.searching, p.stopping)
 	case p.reserved != p.tasks.size:
 		return fmt.Errorf("%d reserved tasks but %d in the ring", p.reserved, p.tasks.size)
 	case p.timed && p.stamps.size != p.tasks.size:
@@ -32,10 +32,12 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case p.waitq.len() > 0 && (c < 0 || p.busy+p.reserved < c) && !p.gated:
 		return fmt.Errorf("%d units wait while a slot is free: "+
 			"busy %d + reserved %d < capacity %d", p.waitq.len(), p.busy, p.reserved, c)
-	case running != p.busy+idle:
-		return fmt.Errorf("running %d != busy %d + idle %d", running, p.busy, idle)
-	case p.reserved > 0 && idle > 0 && p.onWay.Load() == 0 && !p.kickWanted.Load():
-		return fmt.Errorf("%d reserved tasks with %d idle workers, none on its way", p.reserved, idle)
+	case running != p.busy+idle+p.searching:
+		return fmt.Errorf("running %d != busy %d + idle %d + searching %d",
+			running, p.busy, idle, p.searching)
+	case p.reserved > 0 && p.searching == 0 && idle > 0:
+		return fmt.Errorf("%d reserved tasks with %d idle workers and none searching",
+			p.reserved, idle)
 	case p.live < running+p.stopping+purge:
 		return fmt.Errorf("live %d < running %d + stopping %d + purge %d",
 			p.live, running, p.stopping, purge)

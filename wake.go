@@ -19,22 +19,15 @@ package ants
 // Tasks wait for a worker in one FIFO ring (p.tasks). A worker that
 // finishes a task takes the next one without parking, as the workers of a
 // channel pool do; a worker finding no reserved task parks in the idle
-// queue (p.workers) on its own channel. A parked worker is woken with its
-// task: the task is handed to it under the lock (goWorker.next), and the
-// worker runs it without taking the lock again, as a receiver parked on a
-// channel gets the sent value from the sender.
-//
-// Whom to wake follows the rule the Go scheduler uses for its spinning
-// threads: a task wakes a parked worker only if no woken worker is still
-// on its way (onWay == 0), and a woken worker that finds that tasks were
-// reserved meanwhile (kickWanted) wakes the next one before it runs its
-// own. So a steady stream of tasks costs about one wake-up per batch the
-// submitters get ahead of the workers, not one per task: the tasks
-// reserved while a worker wakes wait in the ring for the first worker
-// free, woken or busy. And no task sits in the ring behind a busy worker
-// while an idle one sleeps: while reserved tasks are in the ring and a
-// worker is idle, a worker is on its way, or one has been asked to kick.
-// kickLocked applies the rule.
+// queue (p.workers) on its own channel. Parked workers are woken by the
+// rule the Go scheduler uses for its spinning threads: a task wakes a
+// parked worker only if no woken worker is already on its way to the ring
+// (searching == 0), and a woken worker that takes a task while more are
+// reserved wakes the next one. So a steady stream of tasks costs about one
+// wake-up per batch the submitters get ahead of the workers, not one per
+// task, while no task sits in the ring behind a busy worker when an idle
+// one sleeps: while reserved tasks are in the ring, a worker is on its way
+// to them, or none is idle. kickLocked applies the rule.
 
 // wake wakes w, a worker detached from the idle queue, and the workers
 // linked from it by nextWake; a nil w is a no-op. It is called without
@@ -52,21 +45,20 @@ func (w *goWorker[T]) wake() {
 // returns the idle workers to wake, if any, linked by nextWake. It requires
 // p.lock held.
 //
-// While a woken worker is on its way, nobody else is woken: kickLocked
-// asks it to kick (kickWanted), and it calls kickLocked when it wakes
-// (woken). The request and the count are atomics, in the order that makes
-// one of the two sides see the other (store, then load, on both), so a
-// worker that stops being on its way just as a task is reserved is either
-// seen gone or sees the request.
+// While a woken worker is searching, nobody else is woken: it will take
+// the head task and, if more remain, call kickLocked to wake the next
+// worker (afterTask). That keeps wake-ups to the minimum that still starts
+// every task without delay, and it is what makes a stream of tasks cheaper
+// than one wake-up each.
 //
-// Workers are started eagerly: reserved tasks beyond what the idle workers
-// can take wake every idle worker and start new workers for the rest, at
-// once, so Running() grows before Submit returns, as in ants, and a burst
-// does not wait for workers to wake or start one another. Waking them all
-// matters when tasks block: left to the chain while new workers start, the
-// idle ones fall behind under the scheduler's load and the pool grows
-// several times larger than it needs (BENCHMARKS.md, "Where the floor is",
-// the sleep workload).
+// Workers are started eagerly: reserved tasks beyond what the searching and
+// idle workers can take wake every idle worker and start new workers for
+// the rest, at once, so Running() grows before Submit returns, as in ants,
+// and a burst does not wait for workers to wake or start one another.
+// Waking them all matters when tasks block: left to the chain while new
+// workers start, the idle ones fall behind under the scheduler's load and
+// the pool grows several times larger than it needs (BENCHMARKS.md, "Where
+// the floor is", the sleep workload).
 //
 // New workers stay within the goroutine bound (canSpawnLocked): when
 // workers on their way out hold the places a reserved task needs, one of
@@ -75,54 +67,36 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 	if p.reserved == 0 {
 		return nil
 	}
-	if p.reserved > p.workers.len() {
-		// More reserved tasks than idle workers: every idle worker is
-		// needed now, and new workers for the rest.
-		w := p.wakeIdleLocked(p.workers.len(), wakeToRun, nil)
-		for p.reserved > 0 && p.canSpawnLocked() {
+	var w *goWorker[T]
+	if p.searching == 0 {
+		if w = p.workers.detach(); w != nil {
+			p.searching++
+		}
+	}
+	if p.reserved > p.searching && p.reserved > p.searching+p.workers.len() {
+		// More reserved tasks than the searching and idle workers: every
+		// idle worker is needed now, so wake them all rather than leave
+		// them to the chain, and start new workers for the rest.
+		w = p.wakeIdleLocked(p.workers.len(), wakeToSearch, w)
+		for p.reserved > p.searching && p.canSpawnLocked() {
 			p.spawnLocked()
 		}
-		return w
 	}
-	if p.onWay.Load() > 0 {
-		p.kickWanted.Store(true)
-		if p.onWay.Load() > 0 {
-			return nil // the worker on its way kicks when it wakes
-		}
-	}
-	w := p.wakeIdleLocked(1, wakeToRun, nil)
-	// The worker woken now kicks for the tasks left, as it wakes.
-	p.kickWanted.Store(p.reserved > 0)
 	return w
-}
-
-// woken is what a worker woken with a task does before it runs it: it is
-// no longer on its way, and if tasks were reserved meanwhile that it was
-// counted on to kick for, it kicks.
-func (p *poolCore[T]) woken() {
-	p.onWay.Add(-1)
-	if !p.kickWanted.Load() {
-		return
-	}
-	p.lock.Lock()
-	next := p.kickLocked()
-	p.lock.Unlock()
-	next.wake()
 }
 
 // wakeReason is what wakeIdleLocked wakes idle workers for.
 type wakeReason bool
 
 const (
-	wakeToRun  wakeReason = false // run the reserved task handed to it
-	wakeToStop wakeReason = true  // exit (stopLocked)
+	wakeToSearch wakeReason = false // take a reserved task: they count as searching
+	wakeToStop   wakeReason = true  // exit (stopLocked)
 )
 
-// wakeIdleLocked detaches up to n idle workers, to run a reserved task or
-// to stop as why says, and links them onto wake, the list of workers the
-// caller wakes after releasing p.lock; it returns the new list. To run, a
-// worker is handed the head task of the ring (n must be at most reserved).
-// It requires p.lock held.
+// wakeIdleLocked detaches up to n idle workers, to search the ring or to
+// stop as why says, and links them onto wake, the list of workers the
+// caller wakes after releasing p.lock; it returns the new list. It
+// requires p.lock held.
 func (p *poolCore[T]) wakeIdleLocked(n int, why wakeReason, wake *goWorker[T]) *goWorker[T] {
 	for ; n > 0; n-- {
 		w := p.workers.detach()
@@ -132,8 +106,7 @@ func (p *poolCore[T]) wakeIdleLocked(n int, why wakeReason, wake *goWorker[T]) *
 		if why == wakeToStop {
 			p.stopLocked(w)
 		} else {
-			w.next = p.takeLocked(w)
-			p.onWay.Add(1)
+			p.searching++
 		}
 		w.nextWake, wake = wake, w
 	}
@@ -176,8 +149,8 @@ func (p *poolCore[T]) spawnLocked() {
 	go w.run(p.takeLocked(w))
 }
 
-// takeLocked takes the reserved task at the head of the ring for worker w,
-// busy from now on. It requires p.lock held and p.reserved > 0.
+// takeLocked takes the reserved task at the head of the ring for worker w.
+// It requires p.lock held and p.reserved > 0.
 func (p *poolCore[T]) takeLocked(w *goWorker[T]) T {
 	arg, _ := p.tasks.pop()
 	if p.timed {

@@ -7,8 +7,8 @@ import (
 
 // The worker goroutine's side of the pool. A worker is started for a
 // reserved task (spawnLocked, wake.go) and is then active, counted in
-// running: busy with a task (or woken with one handed to it), or idle in
-// the idle queue. After each task it takes the next reserved
+// running: busy with a task, idle in the idle queue, or searching, woken
+// and on its way to the ring. After each task it takes the next reserved
 // one, parks, or stops being active (afterTask): told to stop, or leaving
 // on its own, it is stopping until leaveOrStay counts it out, or keeps it
 // for a task that needs it. A task's panic ends its worker at once
@@ -16,10 +16,9 @@ import (
 
 // goWorker is one pooled goroutine. It runs the task it was started with,
 // then takes the next from the pool's ring (afterTask); when the ring is
-// empty it parks in the pool's idle queue until the pool wakes it with a
-// task handed to it (next), or tells it to stop. One goWorker[T] serves
-// every pool kind: T is func() for Pool and the argument type for the
-// function pools.
+// empty it parks in the pool's idle queue until the pool wakes it to look
+// again, or tells it to stop. One goWorker[T] serves every pool kind: T is
+// func() for Pool and the argument type for the function pools.
 type goWorker[T any] struct {
 	pool *poolCore[T]
 
@@ -41,11 +40,6 @@ type goWorker[T any] struct {
 	// is set under the pool's lock before the wake-up is sent, so the
 	// worker may read it after receiving.
 	stop bool
-
-	// next is the task handed to an idle worker with its wake-up
-	// (kickLocked), which it runs without taking the pool's lock; like
-	// stop, it is set under the lock before the wake-up is sent.
-	next T
 
 	// local is state a pool kind keeps for the life of this worker (a
 	// WorkerPool's Worker); only the worker's goroutine uses it, and the
@@ -228,15 +222,11 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		taken = nil
 
 		<-w.ch
-		if !w.stop {
-			// Woken with a task, which holds its slot and counts this
-			// worker busy already.
-			var zero T
-			arg, w.next = w.next, zero
-			p.woken()
-			return arg, true
-		}
 		p.lock.Lock()
+		if !w.stop {
+			p.searching--
+			continue
+		}
 		w.stop = false // set, with stopping counted, before the wake-up was sent
 		if !p.leaveOrStay(w, nil) {
 			return arg, false
@@ -286,7 +276,7 @@ func (p *poolCore[T]) leaveOrStay(w *goWorker[T], taken *waiter[T]) (stays bool)
 	}
 	w.retire = false
 	c := p.capacity.Load()
-	if p.reserved > 0 && (c < 0 || p.running.Load() < c) {
+	if p.reserved > p.searching && (c < 0 || p.running.Load() < c) {
 		p.stopping--
 		p.running.Add(1)
 		return true
