@@ -16,8 +16,7 @@ import "context"
 //
 // Every event that frees a slot gives it to the best waiting unit, by level
 // and arrival, and lets blocked callers into the buffer room that frees
-// once the buffer has drained to its low-water mark (admitLocked,
-// letInLocked), so a new Submit never overtakes work that waits. A
+// (admitLocked), so a new Submit never overtakes work that waits. A
 // reserved task keeps its slot across a shrinking Tune, as a task handed to
 // a worker in ants runs on it. Every change of reserved and of the
 // waitQueue is here.
@@ -69,12 +68,18 @@ func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st tas
 // releases p.lock. It requires p.lock held, room in the buffer and no
 // blocked caller.
 func (p *poolCore[T]) bufferUnlock(level int, arg T, st taskStamp) {
-	if p.timed {
-		st.cap = p.capacity.Load()
+	if level == 0 && !p.timed && p.waitq.aging == 0 {
+		p.waitq.pushZero(arg) // no stamp, no arrival: the common case
+	} else {
+		if p.timed {
+			st.cap = p.capacity.Load()
+		}
+		p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
 	}
-	p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
 	p.submitted++
-	p.paceWaitingLocked() // with a free slot, it waits for a token
+	if p.gated {
+		p.paceWaitingLocked() // with a free slot, it waits for a token
+	}
 	p.lock.Unlock()
 }
 
@@ -225,9 +230,8 @@ func (p *poolCore[T]) putWaiter(w *waiter[T]) {
 
 // admitLocked is what every event that frees room does: while a slot is
 // free and work waits, it gives the slot to the best waiting unit (a
-// buffered task, or a blocked caller's task), and once the buffer has
-// drained to its low-water mark the best blocked callers are let into it
-// (letInLocked). It returns the
+// buffered task, or a blocked caller's task), and each buffered task that
+// leaves the buffer lets the best blocked caller in. It returns the
 // callers whose tasks it accepted, linked by nextWake, for the caller to
 // wake once it has released p.lock; the caller then takes from the ring or
 // kicks it. It requires p.lock held.
@@ -252,9 +256,8 @@ func (p *poolCore[T]) admitOntoLocked(taken *waiter[T]) *waiter[T] {
 }
 
 // popWaitingLocked takes the best waiting unit for a slot, which must be
-// free with the gate open, and returns its task; if the unit was buffered
-// and the buffer has drained to its low-water mark, the blocked callers
-// are let in (letInLocked). The callers whose
+// free with the gate open, and returns its task; if the unit was buffered,
+// the room it leaves goes to the best blocked caller. The callers whose
 // tasks it accepts are linked onto taken, to be woken after unlocking. It
 // requires p.lock held; the caller calls paceWaitingLocked after its
 // last call.
@@ -264,10 +267,8 @@ func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStam
 		st.cap = p.capacity.Load() // a blocked caller's task is accepted now
 	}
 	if w == nil {
-		// A buffered task left the buffer: its room is kept for the
-		// blocked callers, who are let in once it has drained to the
-		// low-water mark (letInLocked).
-		if p.waitq.blocked > 0 && p.waitq.buffered <= p.lowWater() {
+		// A buffered task left the buffer: its room goes to a caller.
+		if p.waitq.blocked > 0 {
 			taken = p.letInLocked(now, taken)
 		}
 		return arg, st, taken
@@ -278,21 +279,10 @@ func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStam
 	return arg, st, w
 }
 
-// lowWater is the number of buffered tasks at or below which the blocked
-// callers are let into the buffer: half the buffer. A caller blocks only
-// once the buffer is full, or behind callers already blocked, so while
-// callers block the room that frees accumulates until the buffer is half
-// empty, and then goes to them all at once, best first (letInLocked). A
-// producer faster than the workers then parks once per half buffer, not
-// once per task as on a full channel, while no buffered task waits for a
-// caller: half a buffer of work is still there when the callers are woken.
-// With a buffer of 1 or 2 this is a caller let in for each task that
-// leaves.
-func (p *poolCore[T]) lowWater() int { return p.queueSize / 2 }
-
 // letInLocked lets the best blocked callers into the buffer while it has
 // room, and links them onto taken, to be woken after unlocking; it returns
-// the list. It requires p.lock held.
+// the list. A caller blocks only while the buffer is full, so each task
+// that leaves it lets one caller in. It requires p.lock held.
 func (p *poolCore[T]) letInLocked(now int64, taken *waiter[T]) *waiter[T] {
 	for p.bufferRoomLocked() {
 		w := p.waitq.nextCaller(now)

@@ -35,14 +35,14 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case running != p.busy+idle+p.searching:
 		return fmt.Errorf("running %d != busy %d + idle %d + searching %d",
 			running, p.busy, idle, p.searching)
-	case p.reserved > 0 && p.searching == 0 && idle > 0:
+	case p.reserved > 0 && p.searching == 0 && idle > 0 && p.onWay.Load() == 0 && !p.kickWanted.Load():
 		return fmt.Errorf("%d reserved tasks with %d idle workers and none searching",
 			p.reserved, idle)
 	case p.live < running+p.stopping+purge:
 		return fmt.Errorf("live %d < running %d + stopping %d + purge %d",
 			p.live, running, p.stopping, purge)
-	case blocked > 0 && (p.queueSize < 0 || (buffered < p.queueSize && buffered <= p.lowWater())):
-		return fmt.Errorf("%d callers blocked while the buffer has drained to %d", blocked, buffered)
+	case blocked > 0 && (p.queueSize < 0 || buffered < p.queueSize):
+		return fmt.Errorf("%d callers blocked while the buffer has room", blocked)
 	case p.purgeStop != nil && !p.purgeAlive:
 		return fmt.Errorf("a purge generation with no purge goroutine")
 	case p.gated != (p.paused || p.bucket.on()) || p.pausedFlag.Load() != p.paused:

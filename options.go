@@ -48,8 +48,7 @@ type Options struct {
 	// QueueSize is the capacity of the pool's task buffer. When every worker
 	// is busy, up to QueueSize tasks wait in a FIFO buffer and Submit returns
 	// nil at once; only when the buffer is full too does Submit wait (or
-	// fail under Nonblocking or MaxBlockingTasks), until the buffer has
-	// drained to half its size (see WithQueueSize). Negative means unbounded;
+	// fail under Nonblocking or MaxBlockingTasks). Negative means unbounded;
 	// 0, the default, means no buffer, as in ants. Buffered tasks are
 	// accepted tasks: they run even if the pool is released meanwhile.
 	QueueSize int
@@ -125,8 +124,7 @@ func WithPreAlloc(preAlloc bool) Option {
 
 // WithMaxBlockingTasks sets Options.MaxBlockingTasks. It has no effect
 // together with WithNonblocking(true); with WithQueueSize, callers wait (and
-// count against it) only once the buffer is full, or behind callers already
-// waiting (see WithQueueSize).
+// count against it) only once the buffer is full.
 func WithMaxBlockingTasks(maxBlockingTasks int) Option {
 	return func(opts *Options) {
 		opts.MaxBlockingTasks = maxBlockingTasks
@@ -167,15 +165,6 @@ func WithDisablePurge(disable bool) Option {
 // WithQueueSize sets Options.QueueSize: n > 0 buffers up to n tasks, n < 0
 // buffers without bound, 0 disables the buffer. The buffer is consulted
 // before Nonblocking and MaxBlockingTasks.
-//
-// Once callers wait behind a full buffer, the room that frees is kept for
-// them, and they are let in when the buffer has drained to half its size
-// (n/2 tasks), as many as then fit, by priority level and arrival. Until
-// then a new call queues behind them (or, not waiting, fails with
-// ErrPoolOverload), so none overtakes them. A producer faster than the
-// workers thus waits once per half buffer, not once per task as a sender
-// on a full channel does, while the workers always have half a buffer of
-// tasks in hand. With n of 1 or 2 a caller is let in as each task leaves.
 func WithQueueSize(n int) Option {
 	return func(opts *Options) {
 		opts.QueueSize = n

@@ -6,15 +6,14 @@ import "math"
 // pool's waitQueue, by priority level: in the task buffer while it has room
 // (WithQueueSize), its caller returning at once, or else with its caller
 // blocked in Submit or Invoke (a waiter). Every event that frees a slot
-// gives it to the best unit waiting, buffered or blocked, and once the
-// buffer has drained to its low-water mark the best blocked callers are let
-// into it, as many as fit (admitLocked, letInLocked).
+// gives it to the best unit waiting, buffered or blocked, and every unit
+// that leaves the buffer lets the best blocked caller in (admitLocked).
 //
 // The order is per-level FIFO queues compared at their heads. Within a
 // level, buffered tasks come before blocked callers: a caller blocks only
-// while the buffer is full or callers are blocked already, and freed room
-// goes to blocked callers before any new task, so every buffered task of a
-// level arrived before every caller of that level still blocked. With strict levels the best unit is
+// while the buffer is full, and freed room goes to a blocked caller before
+// any new task, so every buffered task of a level arrived before every
+// caller of that level still blocked. With strict levels the best unit is
 // the head of the highest level. With aging, a head of level L that has
 // waited w counts as L + ⌊w/d⌋, and ties go to the earlier arrival: the
 // per-level heads are the oldest units of their levels, so comparing heads
@@ -302,6 +301,13 @@ func (q *waitQueue[T]) popSlot(now int64) (arg T, st taskStamp, w *waiter[T]) {
 	}
 	q.drop(l)
 	return arg, st, w
+}
+
+// pushZero buffers arg at level 0, in a queue that is neither timed nor
+// aging: pushTask without the stamp and the arrival.
+func (q *waitQueue[T]) pushZero(arg T) {
+	q.zero.tasks.push(arg)
+	q.buffered++
 }
 
 // popZero removes the first buffered task of level 0, which must exist,

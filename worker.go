@@ -41,6 +41,13 @@ type goWorker[T any] struct {
 	// worker may read it after receiving.
 	stop bool
 
+	// handed tells an idle worker that its wake-up comes with a task,
+	// next, which already holds its slot and makes the worker busy
+	// (kickLocked); it runs it without taking the pool's lock. Like stop,
+	// both are set under the lock before the wake-up is sent.
+	handed bool
+	next   T
+
 	// local is state a pool kind keeps for the life of this worker (a
 	// WorkerPool's Worker); only the worker's goroutine uses it, and the
 	// pool clears it when the worker exits.
@@ -153,7 +160,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		p.completed++
 		arg = p.waitq.popZero()
 		var taken *waiter[T]
-		if p.waitq.blocked > 0 && p.waitq.buffered <= p.lowWater() {
+		if p.waitq.blocked > 0 {
 			taken = p.letInLocked(0, nil) // one level: no ranks to compare
 		}
 		p.lock.Unlock()
@@ -222,6 +229,12 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		taken = nil
 
 		<-w.ch
+		if w.handed {
+			var zero T
+			arg, w.next, w.handed = w.next, zero, false
+			p.woken()
+			return arg, true
+		}
 		p.lock.Lock()
 		if !w.stop {
 			p.searching--
