@@ -32,17 +32,19 @@ package ants
 // In a pool with a buffer, when the one reserved task is all there is to
 // do, the worker woken for it is handed it under the lock (goWorker.next),
 // and runs it without taking the lock again, as a receiver parked on a
-// channel gets the sent value from the sender. Without a buffer the worker
-// searches as above: there a submitter that finds no slot parks, and a
-// handed task waits for its worker to wake while a busy worker, which
-// would have taken it from the ring, takes a parked caller's task instead;
-// that measured a third slower at capacity 2 with no-op tasks
-// (BENCHMARKS.md, "The buffered path"). It is on its way (onWay) until it wakes: a task
-// reserved meanwhile asks it to kick (kickWanted), which it does as it
-// wakes (woken), waking a searching worker as above. The request and the
-// count are atomics, each side storing before it loads the other's, so
-// that a worker ceasing to be on its way just as a task is reserved is
-// either seen gone by the kicker or sees the request.
+// channel gets the sent value from the sender. It is on its way (onWay)
+// until it wakes: a task reserved meanwhile asks it to kick (kickWanted),
+// which it does as it wakes (woken), waking a searching worker as above.
+// The request and the count are atomics, each side storing before it
+// loads the other's, so that a worker ceasing to be on its way just as a
+// task is reserved is either seen gone by the kicker or sees the request.
+//
+// Without a buffer the woken worker searches as above. There a submitter
+// that finds no slot parks, and a handed task would wait for its worker to
+// wake while the busy worker, which would have taken it from the ring,
+// takes a parked caller's task instead: more wake-ups and parks per task,
+// and about a third slower at capacity 2 with no-op tasks (BENCHMARKS.md,
+// "The buffered path").
 
 // wake wakes w, a worker detached from the idle queue, and the workers
 // linked from it by nextWake; a nil w is a no-op. It is called without
@@ -62,9 +64,10 @@ func (w *goWorker[T]) wake() {
 //
 // While a woken worker is searching, nobody else is woken: it will take
 // the head task and, if more remain, call kickLocked to wake the next
-// worker (afterTask). That keeps wake-ups to the minimum that still starts
-// every task without delay, and it is what makes a stream of tasks cheaper
-// than one wake-up each.
+// worker (afterTask). Nor while a worker woken with a task handed to it is
+// on its way: it is asked to kick as it wakes. That keeps wake-ups to the
+// minimum that still starts every task without delay, and it is what makes
+// a stream of tasks cheaper than one wake-up each.
 //
 // Workers are started eagerly: reserved tasks beyond what the searching and
 // idle workers can take wake every idle worker and start new workers for
