@@ -107,7 +107,9 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 			return nil // it kicks as it wakes
 		}
 	}
-	p.kickWanted.Store(false)
+	if p.kickWanted.Load() {
+		p.kickWanted.Store(false) // the kick it asked for is this one
+	}
 	w := p.workers.detach() // there is one: reserved <= idle
 	if p.reserved > 1 || p.queueSize == 0 {
 		p.searching++
