@@ -279,25 +279,21 @@ func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStam
 	return arg, st, w
 }
 
-// letInLocked lets the best blocked callers into the buffer while it has
-// room, and links them onto taken, to be woken after unlocking; it returns
-// the list. A caller blocks only while the buffer is full, so each task
-// that leaves it lets one caller in. It requires p.lock held.
+// letInLocked lets the best blocked caller into the room a buffered task
+// has just left, and links it onto taken, to be woken after unlocking; it
+// returns the list. A caller blocks only while the buffer is full, so each
+// task that leaves it lets one caller in. It requires p.lock held and a
+// blocked caller.
 func (p *poolCore[T]) letInLocked(now int64, taken *waiter[T]) *waiter[T] {
-	for p.bufferRoomLocked() {
-		w := p.waitq.nextCaller(now)
-		if w == nil {
-			break
-		}
-		if p.timed {
-			w.stamp.cap = p.capacity.Load()
-		}
-		p.waitq.bufferCaller(w)
-		p.submitted++
-		w.state = waiterTaken
-		w.nextWake, taken = taken, w
+	w := p.waitq.nextCaller(now)
+	if p.timed {
+		w.stamp.cap = p.capacity.Load()
 	}
-	return taken
+	p.waitq.bufferCaller(w)
+	p.submitted++
+	w.state = waiterTaken
+	w.nextWake = taken
+	return w
 }
 
 // closeWaitersLocked takes every blocked caller out of the queue for
