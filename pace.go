@@ -19,6 +19,11 @@ import (
 // or burst < 1 with a limit (0 < perSecond < +Inf), is ErrInvalidRateLimit
 // from the constructor. The bucket starts full when a pool is made, and
 // when a limit is set where there was none.
+//
+// A task that finds no token waits where it waits in a full pool: in the
+// buffer while it has room, else with its caller blocked, or it is refused
+// with ErrPoolOverload where a full pool refuses (WithNonblocking,
+// TrySubmit, MaxBlockingTasks), even while Free() reports free workers.
 func WithRateLimit(perSecond float64, burst int) Option {
 	return func(opts *Options) {
 		opts.RateLimit, opts.RateBurst = perSecond, burst
@@ -215,6 +220,12 @@ func (p *poolCore[T]) paced(gen uint64) {
 // A task counts as running from when it is given a worker: one taken from
 // the buffer just before Pause still starts, and Pause waits for it. The
 // purge goes on reaping idle workers while the pool is paused.
+//
+// Pause and Resume are not counted: a Resume, or a Release, from another
+// goroutine while Pause waits undoes the pause, and Pause still returns nil
+// once no task runs, with the pool no longer paused. A program that needs
+// the pool paused on return checks Paused, or lets one goroutine own the
+// pause.
 func (p *poolCore[T]) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	p.lock.Lock()

@@ -159,7 +159,9 @@ func (s *Subpool) Stats() Stats {
 // sub-pool stays paused either way. Callers wait for a slot as they do in a
 // full sub-pool, and TrySubmit is refused. Pausing a paused sub-pool only
 // waits; a nil ctx is context.Background(); Pause on a released sub-pool
-// returns nil at once and changes nothing.
+// returns nil at once and changes nothing. As for a Pool, a Resume or a
+// Release from another goroutine while Pause waits undoes the pause, and
+// Pause still returns nil once the sub-pool has drained.
 func (s *Subpool) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	s.mu.Lock()
