@@ -1053,6 +1053,7 @@ func (f *fz) racedRelease(arg byte) {
 	fut := m.clone()
 	wasOpen := fut.release()
 	fut.drain()
+	fut.noteArmed()
 	_ = partner.model(fut)
 	fut.drain()
 	fut.noteArmed()
@@ -1068,6 +1069,7 @@ func (f *fz) racedRelease(arg byte) {
 
 	m.release()
 	m.drain()
+	m.noteArmed()
 	res := f.releaseNow(func() error { return f.p.ReleaseTimeout(d) })
 	var out fzReleased
 	if wasOpen {
@@ -1456,6 +1458,7 @@ func (f *fz) finish() {
 	f.do("Release", f.p.Release)
 	m.release()
 	m.drain()
+	m.noteArmed()
 	f.settle()
 	if m.limited {
 		f.rate(0) // the tasks waiting for a token run
