@@ -386,3 +386,34 @@ func drive(t *testing.T, s *drainSubject, done <-chan releaseOutcome) releaseOut
 		}
 	}
 }
+
+// TestReleaseWokenWhenTheLastWaitingCallerLeaves: a release waits; the
+// pool is rebooted and paused, a caller blocks in it, and its idle worker
+// expires; when the caller gives up, nothing of the pool is left, and the
+// release returns nil.
+func TestReleaseWokenWhenTheLastWaitingCallerLeaves(t *testing.T) {
+	forSinglePools(t, func(t *testing.T, k poolKind) {
+		clk := ants.NewFakeClock()
+		p := k.mustNew(t, 1, ants.WithFakeClock(clk), ants.WithExpiryDuration(time.Minute))
+		g := newGate(t)
+		occupy(t, p, g, 1)
+		released := async(func() error { return p.ReleaseContext(boundedContext(t)) })
+		waitUntil(t, "the release to wait", p.poolAPI.(interface{ ReleaseWaiting() bool }).ReleaseWaiting)
+		p.Reboot()
+		paused := async(func() error { return pacerOf(p).Pause(boundedContext(t)) })
+		waitUntil(t, "the pool to be paused", pacerOf(p).Paused)
+		ctx, cancel := context.WithCancel(context.Background())
+		caller := blocked(t, p, 1, func() error { return p.submitContext(ctx, func() {}) })
+		g.open()
+		require.NoError(t, recv(t, paused, "Pause"))
+		waitIdle(t, p, 1)
+		require.True(t, clk.Advance(time.Minute))
+		require.True(t, clk.Advance(time.Minute)) // the idle worker expires
+		waitUntil(t, "the worker to exit", func() bool { return p.poolAPI.(interface{ LiveWorkers() int }).LiveWorkers() == 0 })
+		assertNoRecv(t, released, "the release while a caller waits")
+		cancel()
+		assert.ErrorIs(t, recv(t, caller, "the caller"), context.Canceled)
+		require.NoError(t, recv(t, released, "the release"))
+		assert.NoError(t, p.checkInvariants())
+	})
+}
