@@ -99,16 +99,16 @@ func median(v []float64) float64 {
 // its cell for a library's summary.
 type column struct {
 	head, align string
-	cell        func(l library, s summary) string
+	cell        func(l libInfo, s summary) string
 }
 
 // columns returns the columns of w's table after the library's name: the
 // cost columns, then for every workload but latency the ratios to both
 // channel pools (bold where the pool has the library's semantics, see
 // library.like), and for bursty the state after the idle gaps.
-func columns(rs *results, w workload) []column {
+func columns(rs *results, w workloadInfo) []column {
 	num := func(head string, f func(summary) string) column {
-		return column{head: head, align: "--:", cell: func(_ library, s summary) string { return f(s) }}
+		return column{head: head, align: "--:", cell: func(_ libInfo, s summary) string { return f(s) }}
 	}
 	cost := []column{
 		num("ns/task", func(s summary) string { return formatFloat(s.nsPerTask) }),
@@ -117,7 +117,7 @@ func columns(rs *results, w workload) []column {
 		num("peak RSS MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.maxRSSMiB) }),
 		num("peak goroutines", func(s summary) string { return fmt.Sprintf("%.0f", s.peakGoroutines) }),
 	}
-	if w.kind == kindLatency {
+	if w.Kind == kindLatency {
 		return append([]column{
 			num("p50 ns", func(s summary) string { return formatFloat(s.p50Ns) }),
 			num("p99 ns", func(s summary) string { return formatFloat(s.p99Ns) }),
@@ -125,19 +125,19 @@ func columns(rs *results, w workload) []column {
 	}
 	cols := cost
 	for _, name := range []string{unbufferedBaseline, bufferedBaseline} {
-		base := rs.summarize(w.name, name)
-		cols = append(cols, column{head: "vs " + name, align: "--:", cell: func(l library, s summary) string {
+		base := rs.summarize(w.Name, name)
+		cols = append(cols, column{head: "vs " + name, align: "--:", cell: func(l libInfo, s summary) string {
 			if base.runs == 0 || base.nsPerTask <= 0 {
 				return "–"
 			}
 			r := fmt.Sprintf("%.2f×", s.nsPerTask/base.nsPerTask)
-			if l.like() == name {
+			if l.Like == name {
 				r = "**" + r + "**"
 			}
 			return r
 		}})
 	}
-	if w.kind == kindBursty {
+	if w.Kind == kindBursty {
 		cols = append(cols,
 			num("in use after idle MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.idleInUseMiB) }),
 			num("RSS after idle MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.idleRSSMiB) }),
@@ -146,19 +146,21 @@ func columns(rs *results, w workload) []column {
 	return cols
 }
 
-// writeTables writes one markdown table per workload, rows in libs order.
-func writeTables(out io.Writer, rs *results, cases []workload, libs []library) {
-	for _, w := range cases {
-		fmt.Fprintf(out, "### %s\n\n", w.name)
-		fmt.Fprintf(out, "%s\n\n", describe(w))
+// writeTables writes one markdown table per workload of f, rows in the
+// order of f's libraries.
+func writeTables(out io.Writer, f *resultsFile) {
+	rs := f.results()
+	for _, w := range f.Workloads {
+		fmt.Fprintf(out, "#### %s\n\n", w.Name)
+		fmt.Fprintf(out, "%s\n\n", w.Description)
 		cols := columns(rs, w)
 		head, align := []string{"library"}, []string{"---"}
 		for _, c := range cols {
 			head, align = append(head, c.head), append(align, c.align)
 		}
 		fmt.Fprintf(out, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
-		for _, l := range libs {
-			s := rs.summarize(w.name, l.name())
+		for _, l := range f.Libraries {
+			s := rs.summarize(w.Name, l.Name)
 			if s.runs == 0 {
 				fmt.Fprintf(out, "| %s | failed |%s\n", s.lib, strings.Repeat(" |", len(cols)-1))
 				continue

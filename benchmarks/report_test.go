@@ -1,8 +1,7 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -49,18 +48,27 @@ func TestScheduleInterleavesRunsAcrossLibraries(t *testing.T) {
 	}
 }
 
-func fakeResults(cases []workload) *results {
-	rs := newResults()
-	for _, w := range cases {
-		for _, ns := range []float64{100, 300, 200} {
-			rs.add(result{Lib: bufferedBaseline, Workload: w.name, Tasks: 10, NsPerTask: ns, MaxRSSKiB: 2048, P50Ns: ns, P99Ns: 3 * ns})
-			rs.add(result{Lib: unbufferedBaseline, Workload: w.name, Tasks: 10, NsPerTask: 4 * ns, MaxRSSKiB: 2048, P50Ns: ns, P99Ns: 2 * ns})
-			rs.add(result{Lib: "e62cffed/ants", Workload: w.name, Tasks: 10, NsPerTask: 2 * ns, HWMKiB: 1024, P50Ns: ns / 2, P99Ns: ns})
-			rs.add(result{Lib: "e62cffed/ants+queue", Workload: w.name, Tasks: 10, NsPerTask: ns, HWMKiB: 1024})
-		}
-		rs.addFailure(w.name, "ants")
+// fakeFile is a results file of three runs of cases on libs, with made-up
+// figures, and one failed run of ants in each workload.
+func fakeFile(cases []workload, libs []library) *resultsFile {
+	f := &resultsFile{Date: "2026-01-02", Go: "go1.99", Commit: "unknown", Settings: settings{Runs: 3}}
+	for _, l := range libs {
+		f.Libraries = append(f.Libraries, libInfo{Name: l.name(), Like: l.like()})
 	}
-	return rs
+	add := func(r result) { f.Runs = append(f.Runs, runRecord{Run: 1, result: r}) }
+	for _, w := range cases {
+		f.Workloads = append(f.Workloads, workloadInfo{Name: w.name, Kind: w.kind, Description: describe(w)})
+		for _, ns := range []float64{100, 300, 200} {
+			add(result{Lib: bufferedBaseline, Workload: w.name, Tasks: 10, NsPerTask: ns, MaxRSSKiB: 2048, P50Ns: ns, P99Ns: 3 * ns})
+			add(result{Lib: unbufferedBaseline, Workload: w.name, Tasks: 10, NsPerTask: 4 * ns, MaxRSSKiB: 2048, P50Ns: ns, P99Ns: 2 * ns})
+			add(result{Lib: "e62cffed/ants", Workload: w.name, Tasks: 10, NsPerTask: 2 * ns, HWMKiB: 1024, P50Ns: ns / 2, P99Ns: ns})
+			add(result{Lib: "e62cffed/ants+queue", Workload: w.name, Tasks: 10, NsPerTask: ns, HWMKiB: 1024})
+			add(result{Lib: "pond", Workload: w.name, Tasks: 10, NsPerTask: 3 * ns})
+			add(result{Lib: "e62cffed/ants+unbounded", Workload: w.name, Tasks: 10, NsPerTask: 1.5 * ns})
+		}
+		f.Failures = append(f.Failures, failure{Run: 1, Workload: w.name, Lib: "ants", Error: "exit status 2"})
+	}
+	return f
 }
 
 // tables returns the tables of fake results for cases and the libraries
@@ -72,7 +80,7 @@ func tables(t *testing.T, cases []workload, list string) string {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	writeTables(&out, fakeResults(cases), cases, libs)
+	writeTables(&out, fakeFile(cases, libs))
 	return out.String()
 }
 
@@ -90,7 +98,7 @@ func TestTablesShowMediansRatiosAndFailures(t *testing.T) {
 	cases := workloads([]string{kindCPU, kindBursty}, scale{Tasks: 100, CPUIters: 1, Bursts: 2, Gap: 1})
 	got := tables(t, cases, "e62cffed/ants,e62cffed/ants+queue,ants,chanpool,chanpool-unbuf")
 	checkContains(t, got,
-		"### cpu/cap=",
+		"#### cpu/cap=",
 		"| library | ns/task | allocs/task | B/task | peak RSS MiB | peak goroutines | vs chanpool-unbuf | vs chanpool |\n",
 		// Each mode is bold against the channel pool with its semantics.
 		"| e62cffed/ants | 400 | 0.00 | 0.00 | 1.0 | 0 | **0.50×** | 2.00× |\n",
@@ -106,8 +114,8 @@ func TestLatencyTablesShowPercentiles(t *testing.T) {
 	cases := workloads([]string{kindLatency}, scale{Tasks: 100})
 	got := tables(t, cases, "e62cffed/ants,ants,chanpool")
 	checkContains(t, got,
-		"### latency/cap=1000/burst=1\n",
-		"### latency/cap=1000/burst=64\n",
+		"#### latency/cap=1000/burst=1\n",
+		"#### latency/cap=1000/burst=64\n",
 		"| library | p50 ns | p99 ns | ns/task | allocs/task | B/task | peak RSS MiB | peak goroutines |\n",
 		"| e62cffed/ants | 100 | 200 | 400 | 0.00 | 0.00 | 1.0 | 0 |\n",
 		"| chanpool | 200 | 600 | 200 | 0.00 | 0.00 | 2.0 | 0 |\n",
@@ -118,19 +126,23 @@ func TestLatencyTablesShowPercentiles(t *testing.T) {
 	}
 }
 
-func TestChartIsAnSVG(t *testing.T) {
+func TestChartIsAnSVGAndTheSameEachTime(t *testing.T) {
 	cases := workloads([]string{kindNoop, kindCPU, kindLatency}, scale{Tasks: 100, CPUIters: 1})
-	path := filepath.Join(t.TempDir(), "chart.svg")
-	if err := writeChart(path, fakeResults(cases), cases, libraries()); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
+	f := fakeFile(cases, libraries())
+	b, err := chartSVG(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "noop/cap=1000/sub=64") ||
 		!strings.Contains(string(b), "latency/cap=1000/burst=8") {
 		t.Errorf("chart is not the expected SVG: %.200s", b)
+	}
+	again, err := chartSVG(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, again) {
+		t.Error("two charts of one results file differ")
 	}
 }
 
