@@ -147,12 +147,12 @@ func columns(rs *results, w workloadInfo) []column {
 }
 
 // writeTables writes one markdown table per workload of f, rows in the
-// order of f's libraries.
+// order of f's libraries. The workload's name says what it is; the
+// description, in the results file, is for a reader of the file.
 func writeTables(out io.Writer, f *resultsFile) {
 	rs := f.results()
 	for _, w := range f.Workloads {
 		fmt.Fprintf(out, "#### %s\n\n", w.Name)
-		fmt.Fprintf(out, "%s\n\n", w.Description)
 		cols := columns(rs, w)
 		head, align := []string{"library"}, []string{"---"}
 		for _, c := range cols {
