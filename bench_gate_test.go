@@ -20,4 +20,6 @@ var limitNeverReached = ants.WithRateLimit(1e15, 1<<30)
 // A pool that was paused and resumed, or whose limit was removed, tests the
 // same one flag on the way in as a pool that never had either, so it is
 // BenchmarkSubmit.
-func BenchmarkSubmitRateLimited(b *testing.B) { eachShape(b, newPool(false, limitNeverReached).bound()) }
+func BenchmarkSubmitRateLimited(b *testing.B) {
+	eachShape(b, newPool(false, limitNeverReached).bound())
+}
