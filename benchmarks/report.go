@@ -147,35 +147,92 @@ func columns(rs *results, w workloadInfo) []column {
 }
 
 // writeTables writes one markdown table per workload of f, rows in the
-// order of f's libraries. The workload's name says what it is; the
-// description, in the results file, is for a reader of the file.
+// order of f's libraries, except that the latency workloads share one
+// table, where the first of them would be. The workload's name says what
+// it is; the description, in the results file, is for a reader of the file.
 func writeTables(out io.Writer, f *resultsFile) {
 	rs := f.results()
+	var latency []workloadInfo
 	for _, w := range f.Workloads {
-		fmt.Fprintf(out, "#### %s\n\n", w.Name)
-		cols := columns(rs, w)
-		head, align := []string{"library"}, []string{"---"}
-		for _, c := range cols {
-			head, align = append(head, c.head), append(align, c.align)
+		if w.Kind == kindLatency {
+			latency = append(latency, w)
 		}
-		fmt.Fprintf(out, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
-		for _, l := range f.Libraries {
+	}
+	for _, w := range f.Workloads {
+		if w.Kind == kindLatency {
+			if w.Name == latency[0].Name {
+				writeLatencyTable(out, rs, f.Libraries, latency)
+			}
+			continue
+		}
+		fmt.Fprintf(out, "#### %s\n\n", w.Name)
+		writeTable(out, rs, f.Libraries, columns(rs, w), func(s string) summary { return rs.summarize(w.Name, s) })
+	}
+}
+
+// writeTable writes a table of cols, a row per library, with the summary
+// of each that sum gives.
+func writeTable(out io.Writer, rs *results, libs []libInfo, cols []column, sum func(lib string) summary) {
+	head, align := []string{"library"}, []string{"---"}
+	for _, c := range cols {
+		head, align = append(head, c.head), append(align, c.align)
+	}
+	fmt.Fprintf(out, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
+	for _, l := range libs {
+		s := sum(l.Name)
+		if s.runs == 0 {
+			fmt.Fprintf(out, "| %s | failed |%s\n", l.Name, strings.Repeat(" |", len(cols)-1))
+			continue
+		}
+		cells := []string{l.Name}
+		if s.failed > 0 {
+			cells[0] += fmt.Sprintf(" (%d failed)", s.failed)
+		}
+		for _, c := range cols {
+			cells = append(cells, c.cell(l, s))
+		}
+		fmt.Fprintf(out, "| %s |\n", strings.Join(cells, " | "))
+	}
+	fmt.Fprintln(out)
+}
+
+// writeLatencyTable writes the latency workloads ws as one table: for each,
+// the p50 and p99 from the submit call to the task's start, and the peak
+// goroutines of the last (largest) burst. A library with no run of some
+// workload shows "failed" there.
+func writeLatencyTable(out io.Writer, rs *results, libs []libInfo, ws []workloadInfo) {
+	name, _, _ := strings.Cut(ws[0].Name, "/burst=")
+	fmt.Fprintf(out, "#### %s: p50 / p99 ns from the submit call to the task's start\n\n", name)
+	var cols []column
+	for _, w := range ws {
+		head := w.Name
+		if _, b, ok := strings.Cut(w.Name, "/burst="); ok {
+			head = "burst of " + b
+		}
+		cols = append(cols, column{head: head, align: "--:", cell: func(l libInfo, _ summary) string {
 			s := rs.summarize(w.Name, l.Name)
 			if s.runs == 0 {
-				fmt.Fprintf(out, "| %s | failed |%s\n", s.lib, strings.Repeat(" |", len(cols)-1))
-				continue
+				return "failed"
 			}
-			cells := []string{s.lib}
-			if s.failed > 0 {
-				cells[0] += fmt.Sprintf(" (%d failed)", s.failed)
-			}
-			for _, c := range cols {
-				cells = append(cells, c.cell(l, s))
-			}
-			fmt.Fprintf(out, "| %s |\n", strings.Join(cells, " | "))
-		}
-		fmt.Fprintln(out)
+			return formatFloat(s.p50Ns) + " / " + formatFloat(s.p99Ns)
+		}})
 	}
+	last := ws[len(ws)-1].Name
+	cols = append(cols, column{head: "peak goroutines", align: "--:", cell: func(_ libInfo, s summary) string {
+		return fmt.Sprintf("%.0f", s.peakGoroutines)
+	}})
+	writeTable(out, rs, libs, cols, func(lib string) summary {
+		s := rs.summarize(last, lib)
+		if s.runs == 0 {
+			// Another burst size may have runs: the row is not failed as a whole.
+			for _, w := range ws {
+				if t := rs.summarize(w.Name, lib); t.runs > 0 {
+					return t
+				}
+			}
+		}
+		return s
+	})
 }
 
 // describe says in one line what a workload does.
