@@ -26,7 +26,8 @@
 //   - to hold work through a maintenance window, or start it no faster than
 //     a downstream allows: Pause and Resume, WithRateLimit and SetRateLimit;
 //   - a capacity the pool finds from its tasks' run time: WithAdaptiveCapacity;
-//   - to watch it: Stats, and WithObserver for each task's wait and run time.
+//   - to watch it: Stats, WithObserver for each task's wait and run time,
+//     and NewSlogLogger for log/slog.
 //
 // Go, the groups, Stream, Keyed and Subpool run on any Submitter: a Pool, a
 // MultiPool, a Subpool, or a type of the program's own.
@@ -34,11 +35,12 @@
 // # Cost
 //
 // Submit takes the pool's lock once and allocates nothing beyond the
-// caller's closure; Invoke allocates nothing. A task finds a worker that is
-// running already where there is one: busy workers take the next task
-// without parking, and an idle one is woken only when none is on its way.
-// A caller that finds the pool full parks until a worker takes its task,
-// as a sender on a full channel does. Each wrapper's doc says what it adds.
+// caller's closure; Invoke allocates nothing. Workers are reused: a busy
+// worker takes the next task without parking, and an idle one is woken
+// only when no other is already on its way to the work. A caller that
+// finds the pool (and its buffer) full parks until there is room for its
+// task, as a sender on a full channel does. Each wrapper's doc says what
+// it adds.
 // The benchmark report, with every figure, its machine and its command, is
 // https://github.com/e62cffed/ants/blob/main/BENCHMARKS.md.
 //
