@@ -81,8 +81,8 @@ func panel(rs *results, w workloadInfo, libs []libInfo) (*plot.Plot, error) {
 		switch {
 		case strings.HasPrefix(l.Name, "e62cffed/ants"):
 			bar.Color = chartio.Ours
-		case isBaseline(l.Name):
-			bar.Color = chartio.Grey // both channel pools
+		case l.Like == l.Name:
+			bar.Color = chartio.Grey // the channel pools, their own like
 		}
 		p.Add(bar)
 		top = max(top, v)

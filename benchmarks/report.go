@@ -102,41 +102,49 @@ type column struct {
 	cell        func(l libInfo, s summary) string
 }
 
-// columns returns the columns of w's table after the library's name: the
-// cost columns, then for every workload but latency the ratios to both
-// channel pools (bold where the pool has the library's semantics, see
-// library.like), and for bursty the state after the idle gaps.
-func columns(rs *results, w workloadInfo) []column {
-	num := func(head string, f func(summary) string) column {
-		return column{head: head, align: "--:", cell: func(_ libInfo, s summary) string { return f(s) }}
+// num is a right-aligned column of one figure of the summary.
+func num(head string, f func(summary) string) column {
+	return column{head: head, align: "--:", cell: func(_ libInfo, s summary) string { return f(s) }}
+}
+
+// ratio formats s's ns/task over its channel pool's (l.Like) in workload,
+// or "" if l has none or it did not run.
+func ratio(rs *results, workload string, l libInfo, s summary) string {
+	if l.Like == "" {
+		return ""
 	}
-	cost := []column{
-		num("ns/task", func(s summary) string { return formatFloat(s.nsPerTask) }),
+	base := rs.summarize(workload, l.Like)
+	if base.runs == 0 || base.nsPerTask <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f×", s.nsPerTask/base.nsPerTask)
+}
+
+// costColumns are the columns of what a run cost beside its time.
+func costColumns() []column {
+	return []column{
 		num("allocs/task", func(s summary) string { return fmt.Sprintf("%.2f", s.allocsPerTask) }),
 		num("B/task", func(s summary) string { return formatFloat(s.bytesPerTask) }),
 		num("peak RSS MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.maxRSSMiB) }),
 		num("peak goroutines", func(s summary) string { return fmt.Sprintf("%.0f", s.peakGoroutines) }),
 	}
-	if w.Kind == kindLatency {
-		return append([]column{
-			num("p50 ns", func(s summary) string { return formatFloat(s.p50Ns) }),
-			num("p99 ns", func(s summary) string { return formatFloat(s.p99Ns) }),
-		}, cost...)
-	}
-	cols := cost
-	for _, name := range []string{unbufferedBaseline, bufferedBaseline} {
-		base := rs.summarize(w.Name, name)
-		cols = append(cols, column{head: "vs " + name, align: "--:", cell: func(l libInfo, s summary) string {
-			if base.runs == 0 || base.nsPerTask <= 0 {
-				return "–"
+}
+
+// columns returns the columns of w's table after the library's name:
+// ns/task and its ratio to the channel pool with the library's semantics
+// (library.like), the cost columns, and for bursty the state after the
+// idle gaps.
+func columns(rs *results, w workloadInfo) []column {
+	cols := []column{
+		num("ns/task", func(s summary) string { return formatFloat(s.nsPerTask) }),
+		{head: "vs its channel pool", align: "--:", cell: func(l libInfo, s summary) string {
+			if r := ratio(rs, w.Name, l, s); r != "" {
+				return r
 			}
-			r := fmt.Sprintf("%.2f×", s.nsPerTask/base.nsPerTask)
-			if l.Like == name {
-				r = "**" + r + "**"
-			}
-			return r
-		}})
+			return "–"
+		}},
 	}
+	cols = append(cols, costColumns()...)
 	if w.Kind == kindBursty {
 		cols = append(cols,
 			num("in use after idle MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.idleInUseMiB) }),
@@ -146,33 +154,53 @@ func columns(rs *results, w workloadInfo) []column {
 	return cols
 }
 
-// writeTables writes one markdown table per workload of f, rows in the
-// order of f's libraries, except that the latency workloads share one
-// table, where the first of them would be. The workload's name says what
-// it is; the description, in the results file, is for a reader of the file.
+// group returns the name that w shares with the other workloads of its
+// table, and w's own part of it: "noop/cap=1000" and "8" for
+// noop/cap=1000/sub=8, "latency/cap=1000" and "8" for
+// latency/cap=1000/burst=8. Other workloads have a table of their own
+// (ok false).
+func group(w workloadInfo) (name, member string, ok bool) {
+	for _, sep := range []string{"/sub=", "/burst="} {
+		if name, member, ok = strings.Cut(w.Name, sep); ok {
+			return name, member, true
+		}
+	}
+	return w.Name, "", false
+}
+
+// writeTables writes the tables of f's workloads, rows in the order of f's
+// libraries: one table for the workloads that differ only in their
+// submitters (noop) or their burst size (latency), where the first of
+// them would be, and one for each other workload. The workload's name says
+// what it is; the description, in the results file, is for a reader of
+// the file.
 func writeTables(out io.Writer, f *resultsFile) {
 	rs := f.results()
-	var latency []workloadInfo
+	groups := map[string][]workloadInfo{}
 	for _, w := range f.Workloads {
-		if w.Kind == kindLatency {
-			latency = append(latency, w)
+		if g, _, ok := group(w); ok {
+			groups[g] = append(groups[g], w)
 		}
 	}
 	for _, w := range f.Workloads {
-		if w.Kind == kindLatency {
-			if w.Name == latency[0].Name {
-				writeLatencyTable(out, rs, f.Libraries, latency)
-			}
-			continue
+		g, _, ok := group(w)
+		switch {
+		case !ok:
+			fmt.Fprintf(out, "#### %s\n\n", w.Name)
+			writeTable(out, f.Libraries, columns(rs, w), func(lib string) summary { return rs.summarize(w.Name, lib) })
+		case groups[g][0].Name != w.Name:
+			// Written with the first of its group.
+		case w.Kind == kindLatency:
+			writeLatencyTable(out, rs, f.Libraries, g, groups[g])
+		default:
+			writeGroupTable(out, rs, f.Libraries, g, groups[g])
 		}
-		fmt.Fprintf(out, "#### %s\n\n", w.Name)
-		writeTable(out, rs, f.Libraries, columns(rs, w), func(s string) summary { return rs.summarize(w.Name, s) })
 	}
 }
 
 // writeTable writes a table of cols, a row per library, with the summary
 // of each that sum gives.
-func writeTable(out io.Writer, rs *results, libs []libInfo, cols []column, sum func(lib string) summary) {
+func writeTable(out io.Writer, libs []libInfo, cols []column, sum func(lib string) summary) {
 	head, align := []string{"library"}, []string{"---"}
 	for _, c := range cols {
 		head, align = append(head, c.head), append(align, c.align)
@@ -196,43 +224,72 @@ func writeTable(out io.Writer, rs *results, libs []libInfo, cols []column, sum f
 	fmt.Fprintln(out)
 }
 
-// writeLatencyTable writes the latency workloads ws as one table: for each,
-// the p50 and p99 from the submit call to the task's start, and the peak
-// goroutines of the last (largest) burst. A library with no run of some
-// workload shows "failed" there.
-func writeLatencyTable(out io.Writer, rs *results, libs []libInfo, ws []workloadInfo) {
-	name, _, _ := strings.Cut(ws[0].Name, "/burst=")
+// memberCell is the column of one workload of a group: what cell gives
+// for the library's summary of it, or "failed".
+func memberCell(rs *results, head, workload string, cell func(l libInfo, s summary) string) column {
+	return column{head: head, align: "--:", cell: func(l libInfo, _ summary) string {
+		s := rs.summarize(workload, l.Name)
+		if s.runs == 0 {
+			return "failed"
+		}
+		return cell(l, s)
+	}}
+}
+
+// worstOf is the summary a group's table shows beside its members'
+// columns: for each cost, the largest over the group's workloads with runs.
+func worstOf(rs *results, ws []workloadInfo, lib string) summary {
+	var w summary
+	for _, x := range ws {
+		s := rs.summarize(x.Name, lib)
+		if s.runs == 0 {
+			w.failed++
+			continue
+		}
+		w.runs += s.runs
+		w.allocsPerTask = max(w.allocsPerTask, s.allocsPerTask)
+		w.bytesPerTask = max(w.bytesPerTask, s.bytesPerTask)
+		w.maxRSSMiB = max(w.maxRSSMiB, s.maxRSSMiB)
+		w.peakGoroutines = max(w.peakGoroutines, s.peakGoroutines)
+	}
+	w.failed = 0 // a failed member shows in its own column
+	return w
+}
+
+// writeGroupTable writes the workloads ws, which differ only in their
+// submitters, as one table: ns/task from each number of submitters with
+// its ratio to the library's channel pool, and the largest of each cost.
+func writeGroupTable(out io.Writer, rs *results, libs []libInfo, name string, ws []workloadInfo) {
+	fmt.Fprintf(out, "#### %s: ns/task (vs its channel pool) by submitters; costs the largest of the three\n\n", name)
+	var cols []column
+	for _, w := range ws {
+		_, m, _ := group(w)
+		cols = append(cols, memberCell(rs, m+" sub", w.Name, func(l libInfo, s summary) string {
+			c := formatFloat(s.nsPerTask)
+			if r := ratio(rs, w.Name, l, s); r != "" {
+				c += " (" + r + ")"
+			}
+			return c
+		}))
+	}
+	cols = append(cols, costColumns()...)
+	writeTable(out, libs, cols, func(lib string) summary { return worstOf(rs, ws, lib) })
+}
+
+// writeLatencyTable writes the latency workloads ws as one table: for
+// each, the p50 and p99 from the submit call to the task's start, and the
+// most goroutines any of them had at once.
+func writeLatencyTable(out io.Writer, rs *results, libs []libInfo, name string, ws []workloadInfo) {
 	fmt.Fprintf(out, "#### %s: p50 / p99 ns from the submit call to the task's start\n\n", name)
 	var cols []column
 	for _, w := range ws {
-		head := w.Name
-		if _, b, ok := strings.Cut(w.Name, "/burst="); ok {
-			head = "burst of " + b
-		}
-		cols = append(cols, column{head: head, align: "--:", cell: func(l libInfo, _ summary) string {
-			s := rs.summarize(w.Name, l.Name)
-			if s.runs == 0 {
-				return "failed"
-			}
+		_, m, _ := group(w)
+		cols = append(cols, memberCell(rs, "burst of "+m, w.Name, func(_ libInfo, s summary) string {
 			return formatFloat(s.p50Ns) + " / " + formatFloat(s.p99Ns)
-		}})
+		}))
 	}
-	last := ws[len(ws)-1].Name
-	cols = append(cols, column{head: "peak goroutines", align: "--:", cell: func(_ libInfo, s summary) string {
-		return fmt.Sprintf("%.0f", s.peakGoroutines)
-	}})
-	writeTable(out, rs, libs, cols, func(lib string) summary {
-		s := rs.summarize(last, lib)
-		if s.runs == 0 {
-			// Another burst size may have runs: the row is not failed as a whole.
-			for _, w := range ws {
-				if t := rs.summarize(w.Name, lib); t.runs > 0 {
-					return t
-				}
-			}
-		}
-		return s
-	})
+	cols = append(cols, num("peak goroutines", func(s summary) string { return fmt.Sprintf("%.0f", s.peakGoroutines) }))
+	writeTable(out, libs, cols, func(lib string) summary { return worstOf(rs, ws, lib) })
 }
 
 // describe says in one line what a workload does.

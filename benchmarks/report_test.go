@@ -96,18 +96,35 @@ func checkContains(t *testing.T, got string, wants ...string) {
 
 func TestTablesShowMediansRatiosAndFailures(t *testing.T) {
 	cases := workloads([]string{kindCPU, kindBursty}, scale{Tasks: 100, CPUIters: 1, Bursts: 2, Gap: 1})
-	got := tables(t, cases, "e62cffed/ants,e62cffed/ants+queue,ants,chanpool,chanpool-unbuf")
+	got := tables(t, cases, "e62cffed/ants,e62cffed/ants+queue,e62cffed/ants+unbounded,ants,chanpool,chanpool-unbuf")
 	checkContains(t, got,
 		"#### cpu/cap=",
-		"| library | ns/task | allocs/task | B/task | peak RSS MiB | peak goroutines | vs chanpool-unbuf | vs chanpool |\n",
-		// Each mode is bold against the channel pool with its semantics.
-		"| e62cffed/ants | 400 | 0.00 | 0.00 | 1.0 | 0 | **0.50×** | 2.00× |\n",
-		"| e62cffed/ants+queue | 200 | 0.00 | 0.00 | 1.0 | 0 | 0.25× | **1.00×** |\n",
-		"| chanpool | 200 | 0.00 | 0.00 | 2.0 | 0 | 0.25× | **1.00×** |\n",
-		"| chanpool-unbuf | 800 | 0.00 | 0.00 | 2.0 | 0 | **1.00×** | 4.00× |\n",
-		"| ants | failed | | | | | | |\n",
+		"| library | ns/task | vs its channel pool | allocs/task | B/task | peak RSS MiB | peak goroutines |\n",
+		// Each mode against the channel pool with its semantics.
+		"| e62cffed/ants | 400 | 0.50× | 0.00 | 0.00 | 1.0 | 0 |\n",
+		"| e62cffed/ants+queue | 200 | 1.00× | 0.00 | 0.00 | 1.0 | 0 |\n",
+		"| e62cffed/ants+unbounded | 300 | – | 0.00 | 0.00 | 0.0 | 0 |\n",
+		"| chanpool-unbuf | 800 | 1.00× | 0.00 | 0.00 | 2.0 | 0 |\n",
+		"| ants | failed | | | | | |\n",
 		"goroutines after idle |",
 	)
+}
+
+// TestNoopWorkloadsShareATableBySubmitters: the six noop workloads make two
+// tables, one per capacity, a column per submitter count.
+func TestNoopWorkloadsShareATableBySubmitters(t *testing.T) {
+	cases := workloads([]string{kindNoop}, scale{Tasks: 100})
+	got := tables(t, cases, "e62cffed/ants,ants,pond,chanpool-unbuf")
+	checkContains(t, got,
+		"#### noop/cap=1000: ns/task (vs its channel pool) by submitters; costs the largest of the three\n",
+		"| library | 1 sub | 8 sub | 64 sub | allocs/task | B/task | peak RSS MiB | peak goroutines |\n",
+		"| e62cffed/ants | 400 (0.50×) | 400 (0.50×) | 400 (0.50×) | 0.00 | 0.00 | 1.0 | 0 |\n",
+		"| pond | 600 | 600 | 600 | 0.00 | 0.00 | 0.0 | 0 |\n",
+		"| ants | failed | | | | | | |\n", // no run of any of the three
+	)
+	if n := strings.Count(got, "####"); n != 2 {
+		t.Errorf("%d tables for the noop workloads, want 2:\n%s", n, got)
+	}
 }
 
 func TestLatencyTablesAreOneTableOfPercentiles(t *testing.T) {
