@@ -37,6 +37,17 @@ import (
 // on from there. Each change of capacity is one that a Tune would make, and
 // OnChange is called after it.
 //
+// OnChange is called once per change, in the order of the changes, never
+// concurrently, on the goroutine that made the change (the caller of Tune,
+// or a worker that has just finished a task) or on one that is calling
+// OnChange already. A panic in OnChange is not a task's: the pool writes it,
+// with its stack, to its Logger, and neither its PanicHandler nor
+// Stats.Panicked sees it; the change stands, and the changes after it are
+// delivered as usual. An OnChange that calls runtime.Goexit ends the
+// goroutine it runs on, once the changes after it have been delivered: the
+// caller of Tune, or a worker, which the pool then counts as one whose task
+// panicked.
+//
 // An AdaptiveCapacity is a plain value: the pool keeps its own copy.
 // Between decisions, adapting costs a task one addition to a fixed window
 // and allocates nothing; the benchmark report has the figures:
@@ -44,7 +55,7 @@ import (
 type AdaptiveCapacity struct {
 	Min, Max int                // 1 <= Min <= Max, else the constructor returns ErrInvalidAdaptiveCapacity
 	Window   time.Duration      // how often it decides; 0 means 100 ms
-	OnChange func(old, new int) // optional; called after each change, never concurrently
+	OnChange func(old, new int) // optional; called after each change, never concurrently; its panic is logged
 }
 
 // validate checks a and returns the starting capacity, size clamped into

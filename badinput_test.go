@@ -87,6 +87,22 @@ func badRelease(t *testing.T, what string, p interface {
 	badErr(t, what+": final ReleaseTimeout", p.ReleaseTimeout(badBound), nil)
 }
 
+// badPanics checks that f panics with want: an error's text, or a string.
+func badPanics(t *testing.T, what string, want string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		r := recover()
+		if err, ok := r.(error); ok {
+			r = err.Error()
+		}
+		if r != want {
+			t.Errorf("%s: panic %v, want %q", what, r, want)
+		}
+	}()
+	f()
+}
+
 // badPrompt runs f and checks that it returns within badPrompt.
 func badQuick(t *testing.T, what string, f func()) {
 	t.Helper()
@@ -270,8 +286,19 @@ var badInputCases = []badCase{
 			badEq(t, k.name+" sub-pools built", calls, 2)
 		}
 	}},
-	{"multi-pool counts of 0 and negative are ErrInvalidMultiPoolSize", func(t *testing.T) {
-		for _, size := range []int{0, -1, math.MinInt} {
+	{"a multi-pool of 65536 member pools, the most, is made", func(t *testing.T) {
+		if raceEnabled {
+			return // a second under the race detector, for 70 MiB of pools
+		}
+		mp, err := ants.NewMultiPool(1<<16, 1, ants.LeastTasks)
+		badErr(t, "NewMultiPool(65536, 1)", err, nil)
+		if err == nil {
+			badRun(t, "NewMultiPool(65536, 1)", mp.Submit)
+			badErr(t, "ReleaseTimeout", mp.ReleaseTimeout(badBound), nil)
+		}
+	}},
+	{"multi-pool counts of 0, negative and above 65536 are ErrInvalidMultiPoolSize", func(t *testing.T) {
+		for _, size := range []int{0, -1, math.MinInt, 1<<16 + 1, math.MaxInt32, 1 << 40, math.MaxInt} {
 			for _, k := range kindsWhere(isMulti) {
 				p, err := k.newMulti(size, 1, ants.RoundRobin)
 				badErr(t, fmt.Sprintf("%s(%d, 1)", k.name, size), err, ants.ErrInvalidMultiPoolSize)
@@ -629,6 +656,209 @@ var badInputCases = []badCase{
 			})
 			unblock()
 		})
+	}},
+	{"nil and typed nil Submitters panic with ants: nil Submitter", func(t *testing.T) {
+		nils := []ants.Submitter{nil, (*ants.Pool)(nil), (*ants.MultiPool)(nil), (*ants.Subpool)(nil),
+			&ants.Pool{}, &ants.MultiPool{}, &ants.Subpool{}}
+		for _, s := range nils {
+			for what, f := range map[string]func(){
+				"NewGroup":              func() { ants.NewGroup(s) },
+				"NewGroupContext":       func() { ants.NewGroupContext(context.Background(), s) },
+				"NewResultGroup":        func() { ants.NewResultGroup[int](s) },
+				"NewResultGroupContext": func() { ants.NewResultGroupContext[int](context.Background(), s) },
+				"NewStream":             func() { ants.NewStream(s) },
+				"NewKeyed":              func() { ants.NewKeyed[int](s) },
+				"NewSubpool":            func() { ants.NewSubpool(s, 1) },
+				"Go":                    func() { ants.Go(context.Background(), s, func() (int, error) { return 0, nil }) },
+			} {
+				badPanics(t, fmt.Sprintf("%s(%T)", what, s), "ants: nil Submitter", f)
+			}
+		}
+	}},
+	{"nil tasks in futures, streams and keyed queues are ErrNilTask", func(t *testing.T) {
+		p, err := ants.NewPool(1)
+		if err != nil {
+			t.Errorf("NewPool: %v", err)
+			return
+		}
+		defer badRelease(t, "Pool", p)
+		_, err = ants.Go[int](context.Background(), p, nil).Wait()
+		badErr(t, "Go(nil fn)", err, ants.ErrNilTask)
+		s := ants.NewStream(p)
+		s.Go(nil)
+		ran := false
+		s.Go(func() func() { return func() { ran = true } })
+		badErr(t, "Stream.Go(nil) Wait", s.Wait(), ants.ErrNilTask)
+		badEq(t, "the callback after a nil task ran", ran, true)
+		k := ants.NewKeyed[int](p)
+		badErr(t, "Keyed.Submit(nil)", k.Submit(1, nil), ants.ErrNilTask)
+		badErr(t, "Keyed.SubmitContext(nil task)", k.SubmitContext(context.Background(), 1, nil), ants.ErrNilTask)
+		badErr(t, "Keyed.Wait", k.Wait(), nil)
+		badEq(t, "Keyed.Keys", k.Keys(), 0)
+	}},
+	{"nil and cancelled contexts in the wrappers", func(t *testing.T) {
+		p, err := ants.NewPool(1)
+		if err != nil {
+			t.Errorf("NewPool: %v", err)
+			return
+		}
+		defer badRelease(t, "Pool", p)
+		v, err := ants.Go(badNilCtx, p, func() (int, error) { return 7, nil }).Wait()
+		badErr(t, "Go(nil ctx)", err, nil)
+		badEq(t, "Go(nil ctx) value", v, 7)
+		_, err = ants.Go(cancelledContext(), p, func() (int, error) { t.Error("ran"); return 0, nil }).Wait()
+		badErr(t, "Go(cancelled ctx)", err, context.Canceled)
+		k := ants.NewKeyed[string](p)
+		badRun(t, "Keyed.SubmitContext(nil ctx)", func(task func()) error { return k.SubmitContext(badNilCtx, "a", task) })
+		badErr(t, "Keyed.SubmitContext(cancelled)", k.SubmitContext(cancelledContext(), "a", func() { t.Error("ran") }),
+			context.Canceled)
+		badErr(t, "Keyed.Wait", k.Wait(), nil)
+		g, _ := ants.NewGroupContext(cancelledContext(), p)
+		g.Go(func() error { t.Error("ran"); return nil })
+		badEq(t, "TryGo on a cancelled group", g.TryGo(func() error { t.Error("ran"); return nil }), false)
+		badErr(t, "Group of a cancelled context: Wait", g.Wait(), context.Canceled)
+		wp, err := ants.NewWorkerPool(1, func(int) ants.Worker[int, int] { return &surviveWorker{} })
+		if err != nil {
+			t.Errorf("NewWorkerPool: %v", err)
+			return
+		}
+		defer badRelease(t, "WorkerPool", wp)
+		v, err = wp.Process(badNilCtx, 3)
+		badErr(t, "WorkerPool.Process(nil ctx)", err, nil)
+		badEq(t, "WorkerPool.Process(nil ctx) value", v, 6)
+		_, err = wp.Process(cancelledContext(), 3)
+		badErr(t, "WorkerPool.Process(cancelled)", err, context.Canceled)
+		_, err = wp.Go(cancelledContext(), 3).Wait()
+		badErr(t, "WorkerPool.Go(cancelled)", err, context.Canceled)
+	}},
+	{"wrappers on a released pool get ErrPoolClosed, and work again after Reboot", func(t *testing.T) {
+		p, err := ants.NewPool(2)
+		if err != nil {
+			t.Errorf("NewPool: %v", err)
+			return
+		}
+		defer badRelease(t, "Pool", p)
+		sub := ants.NewSubpool(p, 1)
+		for round, want := range []error{ants.ErrPoolClosed, nil} {
+			if round == 0 {
+				p.Release()
+			} else {
+				p.Reboot()
+			}
+			what := fmt.Sprintf("round %d", round)
+			for _, s := range []ants.Submitter{p, sub} {
+				_, err := ants.Go(context.Background(), s, func() (int, error) { return 1, nil }).Wait()
+				badErr(t, what+": Go", err, want)
+				g := ants.NewGroup(s)
+				g.Go(func() error { return nil })
+				badErr(t, what+": Group.Wait", g.Wait(), want)
+				st := ants.NewStream(s)
+				st.Go(func() func() { return nil })
+				badErr(t, what+": Stream.Wait", st.Wait(), want)
+				k := ants.NewKeyed[int](s)
+				badErr(t, what+": Keyed.Submit", k.Submit(1, func() {}), want)
+				badErr(t, what+": Keyed.Wait", k.Wait(), nil)
+				badEq(t, what+": Keyed.Keys", k.Keys(), 0)
+			}
+		}
+		wp, err := ants.NewWorkerPool(1, func(int) ants.Worker[int, int] { return &surviveWorker{} })
+		if err != nil {
+			t.Errorf("NewWorkerPool: %v", err)
+			return
+		}
+		wp.Release()
+		_, err = wp.Process(context.Background(), 1)
+		badErr(t, "WorkerPool.Process after Release", err, ants.ErrPoolClosed)
+		_, err = wp.Go(context.Background(), 1).Wait()
+		badErr(t, "WorkerPool.Go after Release", err, ants.ErrPoolClosed)
+		wp.Reboot()
+		_, err = wp.Process(context.Background(), 1)
+		badErr(t, "WorkerPool.Process after Reboot", err, nil)
+		badRelease(t, "WorkerPool", wp)
+	}},
+	{"NaN, infinite and signed-zero keys", func(t *testing.T) {
+		p, err := ants.NewPool(2)
+		if err != nil {
+			t.Errorf("NewPool: %v", err)
+			return
+		}
+		defer badRelease(t, "Pool", p)
+		k := ants.NewKeyed[float64](p)
+		negZero := math.Copysign(0, -1)
+		for _, key := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), negZero, 0, -math.NaN()} {
+			badRun(t, fmt.Sprintf("Keyed.Submit(%v)", key), func(task func()) error { return k.Submit(key, task) })
+		}
+		badErr(t, "Keyed.Wait", k.Wait(), nil)
+		badEq(t, "Keyed.Keys after Wait", k.Keys(), 0)
+	}},
+	{"unhashable keys panic as a map does and leave the Keyed usable", func(t *testing.T) {
+		p, err := ants.NewPool(1)
+		if err != nil {
+			t.Errorf("NewPool: %v", err)
+			return
+		}
+		defer badRelease(t, "Pool", p)
+		k := ants.NewKeyed[any](p)
+		badPanics(t, "Keyed[any].Submit([]int)", "runtime error: comparing uncomparable type []int",
+			func() { _ = k.Submit([]int{1}, func() {}) })
+		badRun(t, "Keyed[any].Submit after the panic", func(task func()) error { return k.Submit(1, task) })
+		badErr(t, "Keyed.Wait", k.Wait(), nil)
+		badEq(t, "Keyed.Keys", k.Keys(), 0)
+	}},
+	{"adaptive capacities out of range are ErrInvalidAdaptiveCapacity", func(t *testing.T) {
+		for _, c := range []struct {
+			size int
+			a    ants.AdaptiveCapacity
+		}{
+			{4, ants.AdaptiveCapacity{Min: 0, Max: 4}},
+			{4, ants.AdaptiveCapacity{Min: -1, Max: 4}},
+			{4, ants.AdaptiveCapacity{Min: 5, Max: 4}},
+			{4, ants.AdaptiveCapacity{Min: 1, Max: 4, Window: -1}},
+			{0, ants.AdaptiveCapacity{Min: 1, Max: 4}},
+			{-1, ants.AdaptiveCapacity{Min: 1, Max: 4}},
+			{4, ants.AdaptiveCapacity{Min: math.MaxInt, Max: math.MaxInt}},
+		} {
+			_, err := ants.NewPool(c.size, ants.WithAdaptiveCapacity(c.a))
+			badErr(t, fmt.Sprintf("NewPool(%d, %+v)", c.size, c.a), err, ants.ErrInvalidAdaptiveCapacity)
+		}
+		p, err := ants.NewPool(math.MaxInt, ants.WithAdaptiveCapacity(ants.AdaptiveCapacity{Min: 1, Max: math.MaxInt}))
+		badErr(t, "NewPool(MaxInt) adaptive up to MaxInt", err, nil)
+		if err == nil {
+			badEq(t, "Cap, clamped", p.Cap(), math.MaxInt32)
+			p.Tune(math.MaxInt)
+			p.Tune(-1)
+			p.Tune(0)
+			badEq(t, "Cap after Tune(MaxInt, -1, 0)", p.Cap(), math.MaxInt32)
+			badRelease(t, "Pool", p)
+		}
+	}},
+	{"WorkerPool sizes: 0 and negative are ErrInvalidPoolSize, huge is capped", func(t *testing.T) {
+		nw := func(int) ants.Worker[int, int] { return &surviveWorker{} }
+		for _, size := range []int{0, -1, math.MinInt} {
+			_, err := ants.NewWorkerPool(size, nw)
+			badErr(t, fmt.Sprintf("NewWorkerPool(%d)", size), err, ants.ErrInvalidPoolSize)
+		}
+		_, err := ants.NewWorkerPool[int, int](1, nil)
+		badErr(t, "NewWorkerPool(nil)", err, ants.ErrLackPoolFunc)
+		wp, err := ants.NewWorkerPool(math.MaxInt, nw)
+		badErr(t, "NewWorkerPool(MaxInt)", err, nil)
+		if err == nil {
+			badEq(t, "Cap", wp.Cap(), math.MaxInt32)
+			badRelease(t, "WorkerPool", wp)
+		}
+	}},
+	{"rate limits of NaN and Inf", func(t *testing.T) {
+		_, err := ants.NewPool(1, ants.WithRateLimit(math.NaN(), 1))
+		badErr(t, "WithRateLimit(NaN)", err, ants.ErrInvalidRateLimit)
+		p, err := ants.NewPool(1, ants.WithRateLimit(math.Inf(1), 0))
+		badErr(t, "WithRateLimit(+Inf, 0): no limit", err, nil)
+		if err != nil {
+			return
+		}
+		defer badRelease(t, "Pool", p)
+		badErr(t, "SetRateLimit(NaN)", p.SetRateLimit(math.NaN(), 1), ants.ErrInvalidRateLimit)
+		badErr(t, "SetRateLimit(-Inf): no limit", p.SetRateLimit(math.Inf(-1), 0), nil)
+		badRun(t, "Submit without a limit", p.Submit)
 	}},
 	{"negative QueueSize buffers without bound", func(t *testing.T) {
 		forBadKinds(t, 1, []ants.Option{ants.WithQueueSize(-1)}, func(name string, p *testPool) {

@@ -3,6 +3,7 @@ package ants
 import (
 	"context"
 	"math"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -85,7 +86,7 @@ func (p *poolCore[T]) Tune(size int) {
 	taken.wake()
 	next.wake()
 	stopped.wake()
-	p.changes.deliver()
+	p.changes.deliver(p.opts.Logger)
 }
 
 // resizeLocked sets the capacity to size, stops the idle workers above it,
@@ -111,7 +112,7 @@ func (p *poolCore[T]) adaptLocked(n int) {
 	stopped := p.resizeLocked(n)
 	p.lock.Unlock()
 	stopped.wake()
-	p.changes.deliver()
+	p.changes.deliver(p.opts.Logger)
 	p.lock.Lock()
 }
 
@@ -138,23 +139,17 @@ func (c *capChanges) push(old, new int) {
 // deliver calls fn for every recorded change, unless another goroutine is
 // at it (or fn itself called Tune): that one delivers them. The loop after
 // unlocking catches a change pushed while the other was finishing.
-func (c *capChanges) deliver() {
+//
+// fn is the user's: a panic in it is written to log with its stack, and
+// the changes after it are still delivered; it is no task's panic. If fn
+// calls runtime.Goexit, the changes after it are delivered on the way out,
+// before the goroutine ends. Either way the guard is released.
+func (c *capChanges) deliver(log Logger) {
 	if c == nil {
 		return
 	}
 	for c.calling.TryLock() {
-		for {
-			c.mu.Lock()
-			if len(c.queue) == 0 {
-				c.mu.Unlock()
-				break
-			}
-			ch := c.queue[0]
-			c.queue = c.queue[1:]
-			c.mu.Unlock()
-			c.fn(ch[0], ch[1])
-		}
-		c.calling.Unlock()
+		c.drainLocked(log)
 		c.mu.Lock()
 		pending := len(c.queue) > 0
 		c.mu.Unlock()
@@ -162,6 +157,43 @@ func (c *capChanges) deliver() {
 			return
 		}
 	}
+}
+
+// drainLocked calls fn for the changes queued, first to last, until there
+// is none, and releases c.calling, which it requires held. If fn calls
+// runtime.Goexit (or log panics), it releases c.calling and delivers the
+// rest on the goroutine's way out.
+func (c *capChanges) drainLocked(log Logger) {
+	returned := false
+	defer func() {
+		if !returned {
+			c.calling.Unlock()
+			c.deliver(log)
+		}
+	}()
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.mu.Unlock()
+			break
+		}
+		ch := c.queue[0]
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		c.call(ch[0], ch[1], log)
+	}
+	returned = true
+	c.calling.Unlock()
+}
+
+// call calls fn(old, new), and writes a panic of fn to log.
+func (c *capChanges) call(old, new int, log Logger) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Printf("AdaptiveCapacity.OnChange(%d, %d) panicked: %v\n%s", old, new, r, debug.Stack())
+		}
+	}()
+	c.fn(old, new)
 }
 
 // Release closes the pool: later submissions fail with ErrPoolClosed, idle

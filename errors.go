@@ -43,7 +43,7 @@ var (
 	ErrInvalidLoadBalancingStrategy = errors.New("invalid load-balancing strategy")
 
 	// ErrInvalidMultiPoolSize is returned by the MultiPool constructors when
-	// the number of member pools is not positive.
+	// the number of member pools is not positive, or above 65536.
 	ErrInvalidMultiPoolSize = errors.New("invalid size for multiple pool")
 
 	// ErrNilTask is returned by Submit, SubmitContext and TrySubmit (and by

@@ -53,7 +53,7 @@ var closedCh = func() chan struct{} {
 // pool of this package counts the task in Stats.Panicked. runtime.Goexit in
 // fn becomes a *PanicError too, and ends its worker as in any task. A nil fn
 // gives ErrNilTask, a nil ctx is taken as context.Background(), and a nil s
-// panics.
+// panics (see Submitter).
 //
 // Cost: beside the pool's own, one allocation for the Future and one for the
 // task's closure; Done adds a channel the first time it is called on a

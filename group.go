@@ -11,6 +11,12 @@ import (
 // per-group limit, bounding concurrency. The pool may be shared by many
 // groups and other work.
 //
+// A task that panics or calls runtime.Goexit fails the group with a
+// *PanicError, which Wait reports if it is the first error; the other
+// tasks run as usual. The pool's PanicHandler does not see it; a pool of
+// this package counts it in Stats.Panicked, and its worker goes on after a
+// panic and ends after a Goexit, as after any task's.
+//
 // A Group is created by NewGroup or NewGroupContext; it is safe for
 // concurrent use by multiple goroutines and must not be copied after first
 // use. Wait may be called once all calls to Go and TryGo have been made.
@@ -25,7 +31,8 @@ type Group struct {
 }
 
 // NewGroup returns a Group that runs its tasks on p. Every task runs, even
-// after one has failed; Wait returns the first error. It panics if p is nil.
+// after one has failed; Wait returns the first error. It panics if p is nil
+// (see Submitter).
 func NewGroup(p Submitter) *Group {
 	mustSubmitter(p)
 	return &Group{pool: p, ctx: context.Background()}
@@ -67,10 +74,19 @@ func (g *Group) Go(task func() error) {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
-	if err := run.submitContext(g.pool, g.ctx, g.wrap(task, run)); err != nil {
-		g.fail(err) // before Done, so that a Wait it ends sees err
-		g.wg.Done()
+	if err := submitGuarded(func() error {
+		return run.submitContext(g.pool, g.ctx, g.wrap(task, run))
+	}, g.refused); err != nil {
+		g.refused(err)
 	}
+}
+
+// refused counts a task that the pool did not take as done, with err, the
+// pool's error. The error is recorded before Done, so that a Wait it ends
+// sees it.
+func (g *Group) refused(err error) {
+	g.fail(err)
+	g.wg.Done()
 }
 
 // TryGo runs task on the pool only if the pool can take it right now,
@@ -89,15 +105,16 @@ func (g *Group) TryGo(task func() error) bool {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
-	switch err := run.trySubmit(tp, g.ctx, g.wrap(task, run)); err {
+	switch err := submitGuarded(func() error {
+		return run.trySubmit(tp, g.ctx, g.wrap(task, run))
+	}, g.refused); err {
 	case nil:
 		return true
 	case ErrPoolOverload:
 		g.wg.Done()
 		return false
 	default:
-		g.fail(err) // before Done, as in Go
-		g.wg.Done()
+		g.refused(err)
 		return false
 	}
 }
@@ -151,7 +168,8 @@ func (g *Group) fail(err error) {
 // ResultGroup is a Group whose tasks return values. Wait returns one per
 // call of Go and per call of TryGo that returned true, in the order of the
 // calls, with the zero value for a task that failed, was skipped, or was not
-// accepted by the pool. A TryGo that returns false leaves no trace.
+// accepted by the pool. A TryGo that returns false leaves no trace. A task
+// that panics or calls runtime.Goexit is a failed task, as in a Group.
 //
 // It is safe for concurrent use by multiple goroutines and must not be
 // copied after first use.

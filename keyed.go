@@ -54,6 +54,30 @@ const keyedMapReset = 1024
 // tasks, those queued during the pause too, and the pool's Pause waits for
 // them; a key that is not running starts only after Resume.
 //
+// # Keys
+//
+// Keys are compared with ==, as a map compares them, with one difference: a
+// key that is not equal to itself (a floating-point NaN, or a struct, array,
+// complex number or interface value holding one) would be lost in a map,
+// since no lookup finds it again. Here all such keys are one key, the NaN
+// key: their tasks run one at a time, in the order of their Submits, and
+// the key is forgotten once idle, as any other. A key holding a NaN is the
+// NaN key whatever else it holds: {1, NaN} and {2, NaN} are the same key.
+// A key whose dynamic type is not comparable (a slice in a Keyed[any])
+// makes SubmitContext panic, as a map would, before it takes anything: the
+// Keyed goes on as if the call had not been made.
+//
+// # Panics and runtime.Goexit
+//
+// A task that panics does not stop its key: Wait reports the first panic as
+// a *PanicError, and the key's later tasks run. A task that calls
+// runtime.Goexit (t.FailNow does) ends the goroutine it runs on, as Goexit
+// does, but first the goroutine runs the rest of the key's queue, in order,
+// so that every task accepted runs; Wait reports it as a *PanicError. The
+// pool's PanicHandler sees neither; a pool of this package counts the
+// key's run as one task that panicked in Stats.Panicked, and its worker
+// goes on after a panic and ends after a Goexit.
+//
 // A Keyed is created by NewKeyed. It is safe for concurrent use by multiple
 // goroutines and must not be copied after first use. A task that submits to
 // its own key, with the key's queue full, waits for itself.
@@ -65,8 +89,11 @@ type Keyed[K comparable] struct {
 	// mu guards every field below, and the fields of the keyQueues in keys.
 	mu sync.Mutex
 	// keys holds the keys with a task waiting for the pool, queued or
-	// running; absent means idle.
+	// running; absent means idle. A key that is not equal to itself (a NaN,
+	// or a value holding one) is never in it, since a map cannot find such
+	// a key again: all of those are one key, whose queue is nan.
 	keys map[K]*keyQueue[K]
+	nan  *keyQueue[K] // the queue of the NaN key, if it is busy
 	// peak is the largest len(keys) since keys was made.
 	peak int
 	// pending counts the tasks accepted (by Submit, or being submitted to
@@ -107,7 +134,8 @@ type keyedTask struct {
 	at int64 // nanotime of its Submit, if the pool has an observer
 }
 
-// NewKeyed returns a Keyed that runs its tasks on p. It panics if p is nil.
+// NewKeyed returns a Keyed that runs its tasks on p. It panics if p is nil
+// (see Submitter).
 func NewKeyed[K comparable](p Submitter) *Keyed[K] {
 	mustSubmitter(p)
 	k := &Keyed[K]{pool: p, obs: observerOf(p), marks: marksPanics(p), keys: make(map[K]*keyQueue[K])}
@@ -131,10 +159,12 @@ func (k *Keyed[K]) Submit(key K, task func()) error {
 // then waits for room, and gives up with ctx.Err() when ctx is done.
 //
 // When it returns nil, task runs exactly once, even if the pool is released
-// in the meantime; a panic in task is reported by Wait and does not stop the
-// key's later tasks. A ctx already done returns ctx.Err() at once, as the
-// pool's SubmitContext does; a nil task returns ErrNilTask, and a nil ctx is
-// taken as context.Background().
+// in the meantime; a panic in task, or runtime.Goexit, is reported by Wait
+// and does not stop the key's later tasks. A ctx already done returns
+// ctx.Err() at once, as the pool's SubmitContext does; a nil task returns
+// ErrNilTask, and a nil ctx is taken as context.Background(). A key whose
+// dynamic type is not comparable panics, and a NaN key is the one NaN key
+// (see Keyed).
 //
 // Cost: beside the pool's own, no allocation once warmed up, except to grow
 // a key's queue or the map of keys.
@@ -152,11 +182,18 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 	if k.obs != nil {
 		t.at = nanotime()
 	}
+	// A key is compared with itself before anything is locked or counted:
+	// a NaN key is not equal to itself, and a key whose dynamic type is not
+	// comparable panics here, as a map would, leaving the Keyed as it was.
+	nan := key != key
 	k.mu.Lock()
 	for {
 		q := k.keys[key]
+		if nan {
+			q = k.nan
+		}
 		if q == nil {
-			return k.startUnlock(ctx, key, t)
+			return k.startUnlock(ctx, key, nan, t)
 		}
 		if !q.starting && q.tasks.size < keyedQueueLimit {
 			q.tasks.push(t)
@@ -179,18 +216,24 @@ func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error 
 }
 
 // startUnlock makes key busy with task as its first task, unlocks k.mu and
-// submits the key's runner to the pool. It requires k.mu held and returns
-// with it unlocked.
-func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task keyedTask) error {
+// submits the key's runner to the pool; nan tells that key is the NaN key.
+// It requires k.mu held and returns with it unlocked.
+func (k *Keyed[K]) startUnlock(ctx context.Context, key K, nan bool, task keyedTask) error {
 	q := k.newQueue()
 	q.key, q.first, q.starting = key, task, true
 	gen := q.gen
-	k.keys[key] = q
-	k.peak = max(k.peak, len(k.keys))
+	if nan {
+		k.nan = q
+	} else {
+		k.keys[key] = q
+		k.peak = max(k.peak, len(k.keys))
+	}
 	k.pending++
 	k.mu.Unlock()
 
-	err := wrapperRun{obs: k.obs}.submitContext(k.pool, ctx, q.run)
+	err := submitGuarded(func() error {
+		return wrapperRun{obs: k.obs}.submitContext(k.pool, ctx, q.run)
+	}, func(err error) { k.refused(q, gen) })
 
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -216,34 +259,67 @@ func (k *Keyed[K]) startUnlock(ctx context.Context, key K, task keyedTask) error
 // ends (a pool counts the runner as one task that panicked).
 func (k *Keyed[K]) runKey(q *keyQueue[K]) {
 	// q.first was set before q.run was submitted, and is cleared only
-	// after this returns.
-	task := q.first
-	panicked := false
-	for {
-		var err error
+	// after the key goes idle.
+	if k.runFrom(q, q.first) && k.marks {
+		markPanicked()
+	}
+}
+
+// runFrom runs task, then the tasks queued behind it, until the key's queue
+// is empty and the key idle, and reports whether one of them panicked.
+//
+// A task that calls runtime.Goexit (or an observer that panics) ends the
+// goroutine, and runFrom does not return; the key's later tasks then run on
+// the way out (runUnwinding's unwinding), in order, on the same goroutine,
+// so that none is stranded. The pool then counts the runner as a task that
+// called runtime.Goexit (or panicked).
+func (k *Keyed[K]) runFrom(q *keyQueue[K], task keyedTask) (panicked bool) {
+	for more := true; more; {
+		fn := task.fn
 		run := wrapperRun{obs: k.obs, submitted: task.at}
-		if runWrapped(run, func() (struct{}, error) { task.fn(); return struct{}{}, nil },
-			func(_ struct{}, e error) { err = e }) {
+		if runUnwinding(run, func() (struct{}, error) { fn(); return struct{}{}, nil },
+			func(_ struct{}, err error) { task, more = k.next(q, err) },
+			func() {
+				if more {
+					k.runFrom(q, task)
+				}
+			}) {
 			panicked = true
 		}
-		k.mu.Lock()
-		if err != nil && k.err == nil {
-			k.err = err
-		}
+	}
+	return panicked
+}
+
+// next counts a task of q's key as finished, with err its outcome, and
+// returns the key's next task; if there is none (more is false), the key
+// is idle.
+func (k *Keyed[K]) next(q *keyQueue[K], err error) (task keyedTask, more bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err != nil && k.err == nil {
+		k.err = err
+	}
+	k.done()
+	if q.tasks.size == 0 {
+		k.drop(q)
+		return keyedTask{}, false
+	}
+	if q.tasks.size == keyedQueueLimit {
+		q.notify() // room for the Submits waiting on a full queue
+	}
+	task, _ = q.tasks.pop()
+	return task, true
+}
+
+// refused undoes the start of q's key, generation gen, whose runner the
+// pool's SubmitContext panicked on instead of answering (submitGuarded):
+// unless the runner ran, the key is idle again and its task forgotten.
+func (k *Keyed[K]) refused(q *keyQueue[K], gen uint64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if q.gen == gen {
+		k.drop(q)
 		k.done()
-		if q.tasks.size == 0 {
-			k.drop(q)
-			k.mu.Unlock()
-			if panicked && k.marks {
-				markPanicked()
-			}
-			return
-		}
-		if q.tasks.size == keyedQueueLimit {
-			q.notify() // room for the Submits waiting on a full queue
-		}
-		task, _ = q.tasks.pop()
-		k.mu.Unlock()
 	}
 }
 
@@ -265,6 +341,9 @@ func (k *Keyed[K]) Wait() error {
 func (k *Keyed[K]) Keys() int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.nan != nil {
+		return len(k.keys) + 1
+	}
 	return len(k.keys)
 }
 
@@ -294,7 +373,11 @@ func (k *Keyed[K]) newQueue() *keyQueue[K] {
 // q, which then find the key idle, and keeps q for reuse. It requires k.mu
 // held and q's queue empty.
 func (k *Keyed[K]) drop(q *keyQueue[K]) {
-	delete(k.keys, q.key)
+	if q == k.nan {
+		k.nan = nil
+	} else {
+		delete(k.keys, q.key)
+	}
 	if len(k.keys) == 0 && k.peak > keyedMapReset {
 		k.keys, k.peak = make(map[K]*keyQueue[K]), 0
 	}

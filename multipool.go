@@ -25,6 +25,15 @@ const (
 	LeastTasks
 )
 
+// maxMultiPoolSize is the most member pools a MultiPool may have: the
+// constructors return ErrInvalidMultiPoolSize for more, as for fewer than
+// one, instead of failing to allocate them. Member pools spread lock
+// contention, which is gone long before there are as many of them as the
+// machine has cores; 65536 is far above that, each member pool costs
+// memory (about 1 KiB) even while idle, and the bound, a power of two,
+// keeps RoundRobin's turn even when its 32-bit counter wraps.
+const maxMultiPoolSize = 1 << 16
+
 // multiCore is the engine behind the three MultiPool kinds: a fixed set of
 // member pools, each with its own lock, so that submitters contend less
 // than on one large pool.
@@ -50,7 +59,7 @@ type multiCore[T any] struct {
 // made with options; if one is refused, it releases those made before.
 func (m *multiCore[T]) init(size, sizePerPool int, fn func(*goWorker[T], T),
 	lbs LoadBalancingStrategy, options []Option) error {
-	if size <= 0 {
+	if size <= 0 || size > maxMultiPoolSize {
 		return ErrInvalidMultiPoolSize
 	}
 	if lbs != RoundRobin && lbs != LeastTasks {
@@ -282,6 +291,8 @@ type MultiPool struct {
 
 // NewMultiPool returns a MultiPool of size member pools of sizePerPool
 // workers each (sizePerPool <= 0: unlimited), all with the same options.
+// size must be in [1, 65536], else it returns ErrInvalidMultiPoolSize (ants
+// takes any positive size, and fails to allocate a huge one).
 func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...Option) (*MultiPool, error) {
 	core := new(multiCore[func()])
 	if err := core.init(size, sizePerPool, runTask, lbs, options); err != nil {

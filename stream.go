@@ -26,6 +26,15 @@ const streamWindow = 1024
 // refused task's Go call does the same). So callbacks run on the pool's
 // workers and hold one while they run; a stream that is idle holds nothing.
 //
+// A task that panics or calls runtime.Goexit has no callback; Wait reports
+// it as a *PanicError, and the later callbacks run. So does a callback
+// that panics. A callback that calls runtime.Goexit ends the goroutine it
+// runs on, as Goexit does, but first that goroutine runs every callback
+// that is ready after it, in order, so that the stream still drains; Wait
+// reports it as a *PanicError. Callbacks run on the pool's workers, or on
+// the goroutine of a Go whose task the pool refused: a Goexit in a
+// callback may end that goroutine.
+//
 // A Stream is created by NewStream. It is safe for concurrent use by
 // multiple goroutines (concurrent Go calls are ordered by the order in which
 // they take their place) and must not be copied after first use. A task or
@@ -62,7 +71,7 @@ type streamItem struct {
 }
 
 // NewStream returns a Stream that runs its tasks on p. It panics if p is
-// nil.
+// nil (see Submitter).
 func NewStream(p Submitter) *Stream {
 	mustSubmitter(p)
 	s := &Stream{pool: p}
@@ -105,12 +114,15 @@ func (s *Stream) Go(task func() func()) {
 		return
 	}
 	run := runOn(s.pool)
-	if err := run.submitContext(s.pool, context.Background(), func() {
-		runWrapped(run, func() (func(), error) { return task(), nil }, func(cb func(), err error) {
-			s.finish(it, cb, err)
+	refused := func(err error) { s.finish(it, nil, err) }
+	if err := submitGuarded(func() error {
+		return run.submitContext(s.pool, context.Background(), func() {
+			runWrapped(run, func() (func(), error) { return task(), nil }, func(cb func(), err error) {
+				s.finish(it, cb, err)
+			})
 		})
-	}); err != nil {
-		s.finish(it, nil, err)
+	}, refused); err != nil {
+		refused(err)
 	}
 }
 
@@ -143,6 +155,18 @@ func (s *Stream) finish(it *streamItem, cb func(), err error) {
 		return
 	}
 	s.draining = true
+	s.drain()
+}
+
+// drain runs the callbacks of the finished tasks at the head of the list,
+// in order, until the head is a task still running, and then stops
+// draining. It requires s.mu held and draining set by this goroutine, and
+// returns with s.mu unlocked.
+//
+// A callback that calls runtime.Goexit ends the goroutine, and drain does
+// not return; the callbacks after it run on the way out (runUnwinding's
+// unwinding), so that the stream still drains.
+func (s *Stream) drain() {
 	for s.head != nil && s.head.finished {
 		h := s.head
 		s.head = h.next
@@ -150,20 +174,26 @@ func (s *Stream) finish(it *streamItem, cb func(), err error) {
 			s.tail = nil
 		}
 		s.mu.Unlock()
-		var err error
 		if cb := h.callback; cb != nil {
 			// A callback is not a task: its panic is the stream's error
 			// alone (panicKept, the zero wrapperRun).
-			runWrapped(wrapperRun{}, func() (struct{}, error) { cb(); return struct{}{}, nil },
-				func(_ struct{}, e error) { err = e })
+			runUnwinding(wrapperRun{}, func() (struct{}, error) { cb(); return struct{}{}, nil },
+				s.called, s.drain)
+		} else {
+			s.called(struct{}{}, nil)
 		}
-		s.mu.Lock()
-		s.record(err)
-		s.outstanding--
-		s.room.Broadcast()
 	}
 	s.draining = false
 	s.mu.Unlock()
+}
+
+// called counts a callback as returned, with err its outcome. It locks s.mu
+// and returns with it held, for drain.
+func (s *Stream) called(_ struct{}, err error) {
+	s.mu.Lock()
+	s.record(err)
+	s.outstanding--
+	s.room.Broadcast()
 }
 
 // record keeps err if it is the first. It requires s.mu held.

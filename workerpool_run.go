@@ -101,11 +101,13 @@ func (p *WorkerPool[T, R]) closeWorker(w *goWorker[workerTask[T, R]]) {
 	w.local = nil
 	runWrapped(wrapperRun{}, func() (struct{}, error) { s.w.Close(); return struct{}{}, nil },
 		func(_ struct{}, err error) {
+			// The id is free whatever Close did, and before the handler,
+			// the user's code too, runs.
+			p.ids.put(s.id)
 			if pe, ok := err.(*PanicError); ok {
 				p.handlePanic(pe.Value, pe.Stack)
 			}
 		})
-	p.ids.put(s.id)
 }
 
 // idSet hands out the smallest integer that it does not hold. A

@@ -66,43 +66,108 @@ var errPanicking = errors.New("ants: task panicked")
 // runs and where its panic is caught. It times fn for w's observer, from
 // the wrapper's submit call, and hands the outcome to record: fn's results,
 // or R's zero value and a *PanicError if fn panicked or called
-// runtime.Goexit. It reports whether fn panicked.
-//
-// The outcome is recorded before anything else learns of the panic; then,
-// as w.onPanic says, runWrapped returns, or tells the worker
-// (panicMarked). With panicPassed, nothing is caught: record gets
-// errPanicking and the panic goes on. runtime.Goexit cannot be stopped: it
-// goes on after record, and ends the worker as it would any pool task.
+// runtime.Goexit. It reports whether fn panicked. It is runUnwinding
+// without unwinding.
 func runWrapped[R any](w wrapperRun, fn func() (R, error), record func(R, error)) (panicked bool) {
+	return runUnwinding(w, fn, record, nil)
+}
+
+// runUnwinding is runWrapped, with unwinding for what the caller does after
+// it returns when it does not return.
+//
+// record is called exactly once, whatever fn does: the outcome is recorded
+// before anything else learns of a panic. Then, as w.onPanic says,
+// runUnwinding returns, or tells the worker (panicMarked). With
+// panicPassed, nothing is caught: record gets errPanicking and the panic
+// goes on.
+//
+// runUnwinding does not return when fn calls runtime.Goexit, which cannot
+// be stopped, when fn's panic goes on (panicPassed), or when the observer's
+// TaskDone panics or calls runtime.Goexit (fn's outcome then stands, and
+// the observer's panic goes on to the worker). In each of these unwinding,
+// if not nil, runs after record, before the goroutine unwinds any further:
+// it is where the caller finishes what it would have done after the call,
+// such as a Keyed running its key's next tasks or a Stream its next
+// callbacks, so that nothing the wrapper accepted is stranded by a
+// goroutine that ends. A panic that runUnwinding recovered (panicKept)
+// returns as usual, and a panicMark is the package's own: neither runs
+// unwinding.
+func runUnwinding[R any](w wrapperRun, fn func() (R, error), record func(R, error), unwinding func()) (panicked bool) {
 	start := w.start()
-	returned := false
+	var (
+		v        R
+		err      error
+		returned bool // fn returned
+		recorded bool // record has been called
+	)
+	// Deferred first, so that it runs last: whatever escapes the deferred
+	// call below (fn's Goexit or passed panic, the observer's panic or
+	// Goexit) still records the outcome and unwinds the caller first.
+	defer func() {
+		if recorded {
+			return
+		}
+		recorded = true
+		record(v, err)
+		if unwinding != nil {
+			unwinding()
+		}
+	}()
 	defer func() {
 		if returned {
-			return
+			return // the observer's panic, if any, is left to the defer above
 		}
-		var zero R
+		var r any
+		if w.onPanic != panicPassed {
+			r = recover()
+		}
+		switch {
+		case w.onPanic == panicPassed:
+			err = errPanicking
+		case r == nil: // runtime.Goexit, which recover does not stop
+			err = newPanicError(errGoexit)
+		default:
+			err = newPanicError(r)
+		}
 		w.done(start, true)
-		if w.onPanic == panicPassed {
-			record(zero, errPanicking)
-			return
+		if r == nil {
+			return // Goexit or a passed panic: recorded and unwound above
 		}
-		r := recover()
-		if r == nil { // runtime.Goexit, which recover does not stop
-			record(zero, newPanicError(errGoexit))
-			return
-		}
-		record(zero, newPanicError(r))
+		recorded = true
+		record(v, err)
 		panicked = true
 		if w.onPanic == panicMarked {
 			markPanicked()
 		}
 	}()
-	v, err := fn()
+	v, err = fn()
 	returned = true
 	w.done(start, false)
+	recorded = true
 	record(v, err)
 	return false
 }
+
+// submitGuarded calls submit, which hands a wrapper's pool task to a
+// Submitter, and returns its error. A Submitter of the user's own may panic
+// or call runtime.Goexit in its SubmitContext instead: undo then gets
+// errSubmitterPanicked, so that the wrapper forgets the task it counted,
+// and the panic or the Goexit goes on, untouched, to the wrapper's caller.
+func submitGuarded(submit func() error, undo func(error)) error {
+	returned := false
+	defer func() {
+		if !returned {
+			undo(errSubmitterPanicked)
+		}
+	}()
+	err := submit()
+	returned = true
+	return err
+}
+
+// errSubmitterPanicked is a wrapper's error for a task whose Submitter
+// panicked or called runtime.Goexit in SubmitContext (submitGuarded).
+var errSubmitterPanicked = errors.New("ants: the Submitter's SubmitContext panicked or called runtime.Goexit")
 
 // runOn returns the wrapperRun of a task submitted to s now.
 func runOn(s Submitter) wrapperRun {

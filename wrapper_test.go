@@ -21,29 +21,25 @@ type wrapperKind struct {
 	// run gives task to a new wrapper on s, waits for the wrapper and
 	// returns the error it reports.
 	run func(s ants.Submitter, task func()) error
-	// goexitSafe: a task of the wrapper that calls runtime.Goexit still
-	// lets its Wait return (Keyed's runner dies with the rest of its key's
-	// queue).
-	goexitSafe bool
 }
 
 var wrapperKinds = []wrapperKind{
-	{name: "Go", goexitSafe: true, run: func(s ants.Submitter, task func()) error {
+	{name: "Go", run: func(s ants.Submitter, task func()) error {
 		_, err := ants.Go(context.Background(), s, func() (int, error) { task(); return 1, nil }).Wait()
 		return err
 	}},
-	{name: "Group", goexitSafe: true, run: func(s ants.Submitter, task func()) error {
+	{name: "Group", run: func(s ants.Submitter, task func()) error {
 		g := ants.NewGroup(s)
 		g.Go(func() error { task(); return nil })
 		return g.Wait()
 	}},
-	{name: "ResultGroup", goexitSafe: true, run: func(s ants.Submitter, task func()) error {
+	{name: "ResultGroup", run: func(s ants.Submitter, task func()) error {
 		g, _ := ants.NewResultGroupContext[int](context.Background(), s)
 		g.Go(func() (int, error) { task(); return 1, nil })
 		_, err := g.Wait()
 		return err
 	}},
-	{name: "Stream", goexitSafe: true, run: func(s ants.Submitter, task func()) error {
+	{name: "Stream", run: func(s ants.Submitter, task func()) error {
 		st := ants.NewStream(s)
 		st.Go(func() func() { task(); return func() {} })
 		return st.Wait()
@@ -124,9 +120,6 @@ func TestWrapperPanicsOnASubmitterOfTheUsersOwnAreTheWrappersAlone(t *testing.T)
 
 func TestWrapperTaskCallingGoexitIsAPanicError(t *testing.T) {
 	for _, w := range wrapperKinds {
-		if !w.goexitSafe {
-			continue
-		}
 		t.Run(w.name, func(t *testing.T) {
 			forKinds(t, takesTasks, func(t *testing.T, k poolKind) {
 				p := k.mustNew(t, 2)

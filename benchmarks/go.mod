@@ -4,9 +4,9 @@ go 1.24.0
 
 require (
 	github.com/alitto/pond/v2 v2.7.1
-	github.com/e62cffed/ants v0.0.0-00010101000000-000000000000
+	github.com/e62cffed/ants v1.0.0
 	github.com/e62cffed/ants/examples/httpserver v0.0.0-00010101000000-000000000000
-	github.com/e62cffed/ants/prometheus v0.0.0-00010101000000-000000000000
+	github.com/e62cffed/ants/prometheus v1.0.0
 	github.com/gammazero/workerpool v1.2.1
 	github.com/go-pkgz/pool v0.9.0
 	github.com/panjf2000/ants/v2 v2.12.1

@@ -5,7 +5,7 @@ module github.com/e62cffed/ants/otel
 go 1.26.0
 
 require (
-	github.com/e62cffed/ants v0.0.0-00010101000000-000000000000
+	github.com/e62cffed/ants v1.0.0
 	github.com/prometheus/client_golang v1.25.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0
@@ -33,4 +33,7 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/e62cffed/ants => ../
+// The replace serves this repository: its builds and tests use the root
+// module of the same checkout. A replace in a dependency's go.mod is ignored,
+// so users get the root at the version required above (see RELEASING.md).
+replace github.com/e62cffed/ants => ..

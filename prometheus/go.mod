@@ -3,7 +3,7 @@ module github.com/e62cffed/ants/prometheus
 go 1.22
 
 require (
-	github.com/e62cffed/ants v0.0.0-00010101000000-000000000000
+	github.com/e62cffed/ants v1.0.0
 	github.com/prometheus/client_golang v1.22.0
 	github.com/prometheus/client_model v0.6.1
 	go.uber.org/goleak v1.3.0
@@ -20,4 +20,7 @@ require (
 	google.golang.org/protobuf v1.36.5 // indirect
 )
 
+// The replace serves this repository: its builds and tests use the root
+// module of the same checkout. A replace in a dependency's go.mod is ignored,
+// so users get the root at the version required above (see RELEASING.md).
 replace github.com/e62cffed/ants => ..

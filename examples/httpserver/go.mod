@@ -3,8 +3,8 @@ module github.com/e62cffed/ants/examples/httpserver
 go 1.22
 
 require (
-	github.com/e62cffed/ants v0.0.0-00010101000000-000000000000
-	github.com/e62cffed/ants/prometheus v0.0.0-00010101000000-000000000000
+	github.com/e62cffed/ants v1.0.0
+	github.com/e62cffed/ants/prometheus v1.0.0
 	github.com/prometheus/client_golang v1.22.0
 	go.uber.org/goleak v1.3.0
 )

@@ -5,7 +5,7 @@ module github.com/e62cffed/ants/examples/jetstream
 go 1.26.0
 
 require (
-	github.com/e62cffed/ants v0.0.0
+	github.com/e62cffed/ants v1.0.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/nats-io/nuid v1.0.1
