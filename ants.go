@@ -17,6 +17,8 @@
 //   - the first error of a set of tasks: Group;
 //   - the typed results of a set, in order: ResultGroup;
 //   - callbacks run one at a time, in the order of their tasks: Stream;
+//   - a function over a sequence, lazily, with at most a window of calls
+//     in flight: Map (results in order) and MapUnordered, for range;
 //   - one task at a time per key, in order: Keyed;
 //   - a limit of its own for one part of a program, inside a shared pool:
 //     Subpool;
@@ -29,8 +31,8 @@
 //   - to watch it: Stats, WithObserver for each task's wait and run time,
 //     and NewSlogLogger for log/slog.
 //
-// Go, the groups, Stream, Keyed and Subpool run on any Submitter: a Pool, a
-// MultiPool, a Subpool, or a type of the program's own.
+// Go, the groups, Stream, Map, Keyed and Subpool run on any Submitter: a
+// Pool, a MultiPool, a Subpool, or a type of the program's own.
 //
 // # Cost
 //
