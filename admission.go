@@ -68,12 +68,18 @@ func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st tas
 // releases p.lock. It requires p.lock held, room in the buffer and no
 // blocked caller.
 func (p *poolCore[T]) bufferUnlock(level int, arg T, st taskStamp) {
-	if p.timed {
-		st.cap = p.capacity.Load()
+	if level == 0 && !p.timed && p.waitq.aging == 0 {
+		p.waitq.pushZero(arg) // no stamp, no arrival: the common case
+	} else {
+		if p.timed {
+			st.cap = p.capacity.Load()
+		}
+		p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
 	}
-	p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
 	p.submitted++
-	p.paceWaitingLocked() // with a free slot, it waits for a token
+	if p.gated {
+		p.paceWaitingLocked() // with a free slot, it waits for a token
+	}
 	p.lock.Unlock()
 }
 
@@ -262,18 +268,32 @@ func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStam
 	}
 	if w == nil {
 		// A buffered task left the buffer: its room goes to a caller.
-		if w = p.waitq.nextCaller(now); w == nil {
-			return arg, st, taken
+		if p.waitq.blocked > 0 {
+			taken = p.letInLocked(now, taken)
 		}
-		if p.timed {
-			w.stamp.cap = p.capacity.Load()
-		}
-		p.waitq.bufferCaller(w)
+		return arg, st, taken
 	}
 	p.submitted++
 	w.state = waiterTaken
 	w.nextWake = taken
 	return arg, st, w
+}
+
+// letInLocked lets the best blocked caller into the room a buffered task
+// has just left, and links it onto taken, to be woken after unlocking; it
+// returns the list. A caller blocks only while the buffer is full, so each
+// task that leaves it lets one caller in. It requires p.lock held and a
+// blocked caller.
+func (p *poolCore[T]) letInLocked(now int64, taken *waiter[T]) *waiter[T] {
+	w := p.waitq.nextCaller(now)
+	if p.timed {
+		w.stamp.cap = p.capacity.Load()
+	}
+	p.waitq.bufferCaller(w)
+	p.submitted++
+	w.state = waiterTaken
+	w.nextWake = taken
+	return w
 }
 
 // closeWaitersLocked takes every blocked caller out of the queue for

@@ -42,6 +42,8 @@ import (
 //	a worker is started for a task       running+1, live+1, then it takes it
 //	an idle worker is woken to search    searching+1, out of workers
 //	a woken worker looks at the ring     searching-1
+//	an idle worker is handed the task    reserved-1, busy+1, out of workers, onWay+1
+//	a handed worker wakes                onWay-1
 //	a worker parks                       into workers
 //	a task returns                       completed+1, busy-1
 //	a task panics                        panicked+1, busy-1, running-1
@@ -85,6 +87,14 @@ type poolCore[T any] struct {
 	// way while reserved tasks remain: reserved > 0 and searching == 0
 	// only when no worker is idle.
 	searching int
+
+	// onWay counts the workers woken with a task handed to them that have
+	// not yet started it, and kickWanted is set when kickLocked left
+	// reserved tasks to one of them to kick for (the wake rule, wake.go).
+	// Both change under the lock, but for onWay's decrement and
+	// kickWanted's read by the woken worker.
+	onWay      atomic.Int32
+	kickWanted atomic.Bool
 
 	// stopping counts the workers that have stopped being active (told to
 	// stop, or leaving on their own) and have not yet been counted out. They

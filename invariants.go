@@ -35,7 +35,7 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case running != p.busy+idle+p.searching:
 		return fmt.Errorf("running %d != busy %d + idle %d + searching %d",
 			running, p.busy, idle, p.searching)
-	case p.reserved > 0 && p.searching == 0 && idle > 0:
+	case p.reserved > 0 && p.searching == 0 && idle > 0 && p.onWay.Load() == 0 && !p.kickWanted.Load():
 		return fmt.Errorf("%d reserved tasks with %d idle workers and none searching",
 			p.reserved, idle)
 	case p.live < running+p.stopping+purge:

@@ -303,6 +303,24 @@ func (q *waitQueue[T]) popSlot(now int64) (arg T, st taskStamp, w *waiter[T]) {
 	return arg, st, w
 }
 
+// pushZero buffers arg at level 0, in a queue that is neither timed nor
+// aging: pushTask without the stamp and the arrival.
+func (q *waitQueue[T]) pushZero(arg T) {
+	q.zero.tasks.push(arg)
+	q.buffered++
+}
+
+// popZero removes the first buffered task of level 0, which must exist,
+// of a queue that is not timed, and returns it.
+func (q *waitQueue[T]) popZero() T {
+	arg, _ := q.zero.tasks.pop()
+	if q.aging != 0 {
+		q.zero.arrivals.pop()
+	}
+	q.buffered--
+	return arg
+}
+
 // nextCaller returns the blocked caller that gets the next buffer room, or
 // nil if none waits: the first caller of the highest level, or with aging
 // the best-ranked first caller of any level.

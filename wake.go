@@ -28,6 +28,23 @@ package ants
 // task, while no task sits in the ring behind a busy worker when an idle
 // one sleeps: while reserved tasks are in the ring, a worker is on its way
 // to them, or none is idle. kickLocked applies the rule.
+//
+// In a pool with a buffer, when the one reserved task is all there is to
+// do, the worker woken for it is handed it under the lock (goWorker.next),
+// and runs it without taking the lock again, as a receiver parked on a
+// channel gets the sent value from the sender. It is on its way (onWay)
+// until it wakes: a task reserved meanwhile asks it to kick (kickWanted),
+// which it does as it wakes (woken), waking a searching worker as above.
+// The request and the count are atomics, each side storing before it
+// loads the other's, so that a worker ceasing to be on its way just as a
+// task is reserved is either seen gone by the kicker or sees the request.
+//
+// Without a buffer the woken worker searches as above. There a submitter
+// that finds no slot parks, and a handed task would wait for its worker to
+// wake while the busy worker, which would have taken it from the ring,
+// takes a parked caller's task instead: more wake-ups and parks per task,
+// and about a third slower at capacity 2 with no-op tasks (BENCHMARKS.md,
+// "The buffered path").
 
 // wake wakes w, a worker detached from the idle queue, and the workers
 // linked from it by nextWake; a nil w is a no-op. It is called without
@@ -47,9 +64,10 @@ func (w *goWorker[T]) wake() {
 //
 // While a woken worker is searching, nobody else is woken: it will take
 // the head task and, if more remain, call kickLocked to wake the next
-// worker (afterTask). That keeps wake-ups to the minimum that still starts
-// every task without delay, and it is what makes a stream of tasks cheaper
-// than one wake-up each.
+// worker (afterTask). Nor while a worker woken with a task handed to it is
+// on its way: it is asked to kick as it wakes. That keeps wake-ups to the
+// minimum that still starts every task without delay, and it is what makes
+// a stream of tasks cheaper than one wake-up each.
 //
 // Workers are started eagerly: reserved tasks beyond what the searching and
 // idle workers can take wake every idle worker and start new workers for
@@ -65,24 +83,55 @@ func (w *goWorker[T]) wake() {
 // them takes it before it exits (leaveOrStay).
 func (p *poolCore[T]) kickLocked() *goWorker[T] {
 	if p.reserved == 0 {
+		if p.kickWanted.Load() {
+			p.kickWanted.Store(false)
+		}
 		return nil
 	}
-	var w *goWorker[T]
-	if p.searching == 0 {
-		if w = p.workers.detach(); w != nil {
-			p.searching++
-		}
-	}
-	if p.reserved > p.searching && p.reserved > p.searching+p.workers.len() {
+	if p.reserved > p.searching+p.workers.len() {
 		// More reserved tasks than the searching and idle workers: every
 		// idle worker is needed now, so wake them all rather than leave
 		// them to the chain, and start new workers for the rest.
-		w = p.wakeIdleLocked(p.workers.len(), wakeToSearch, w)
+		w := p.wakeIdleLocked(p.workers.len(), wakeToSearch, nil)
 		for p.reserved > p.searching && p.canSpawnLocked() {
 			p.spawnLocked()
 		}
+		return w
 	}
+	if p.searching > 0 {
+		return nil // it takes the head task, and kicks for the rest
+	}
+	if p.onWay.Load() > 0 {
+		p.kickWanted.Store(true)
+		if p.onWay.Load() > 0 {
+			return nil // it kicks as it wakes
+		}
+	}
+	if p.kickWanted.Load() {
+		p.kickWanted.Store(false) // the kick it asked for is this one
+	}
+	w := p.workers.detach() // there is one: reserved <= idle
+	if p.reserved > 1 || p.queueSize == 0 {
+		p.searching++
+		return w
+	}
+	w.next, w.handed = p.takeLocked(w), true
+	p.onWay.Add(1)
 	return w
+}
+
+// woken is what a worker woken with a task handed to it does before it
+// runs the task: it is no longer on its way, and if tasks were reserved
+// meanwhile that it was asked to kick for, it kicks.
+func (p *poolCore[T]) woken() {
+	p.onWay.Add(-1)
+	if !p.kickWanted.Load() {
+		return
+	}
+	p.lock.Lock()
+	next := p.kickLocked()
+	p.lock.Unlock()
+	next.wake()
 }
 
 // wakeReason is what wakeIdleLocked wakes idle workers for.

@@ -41,6 +41,13 @@ type goWorker[T any] struct {
 	// worker may read it after receiving.
 	stop bool
 
+	// handed tells an idle worker that its wake-up comes with a task,
+	// next, which already holds its slot and makes the worker busy
+	// (kickLocked); it runs it without taking the pool's lock. Like stop,
+	// both are set under the lock before the wake-up is sent.
+	handed bool
+	next   T
+
 	// local is state a pool kind keeps for the life of this worker (a
 	// WorkerPool's Worker); only the worker's goroutine uses it, and the
 	// pool clears it when the worker exits.
@@ -147,6 +154,19 @@ func (w *goWorker[T]) runTasks(arg T) (marked bool) {
 // ok == false when the worker has been counted out and must exit.
 func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 	p.lock.Lock()
+	if p.nextBufferedLocked(w) {
+		// The buffered fast path: the worker keeps its slot for the next
+		// buffered task, in the same lock crossing as its report.
+		p.completed++
+		arg = p.waitq.popZero()
+		var taken *waiter[T]
+		if p.waitq.blocked > 0 {
+			taken = p.letInLocked(0, nil) // one level: no ranks to compare
+		}
+		p.lock.Unlock()
+		taken.wake()
+		return arg, true
+	}
 	if p.adaptive != nil && w.ran >= 0 {
 		n := p.adaptive.observe(int(w.stamp.cap), time.Duration(w.ran), w.start)
 		if n != int(p.capacity.Load()) {
@@ -209,6 +229,12 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		taken = nil
 
 		<-w.ch
+		if w.handed {
+			var zero T
+			arg, w.next, w.handed = w.next, zero, false
+			p.woken()
+			return arg, true
+		}
 		p.lock.Lock()
 		if !w.stop {
 			p.searching--
@@ -219,6 +245,21 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			return arg, false
 		}
 	}
+}
+
+// nextBufferedLocked reports whether w, whose task has just ended without
+// a panic, takes the next buffered task on the fast path: the pool is
+// neither timed nor gated, no task is reserved, only level 0 waits, and
+// the slot of w is still within the capacity. It then stays busy, and
+// nothing but the buffer changes: no slot frees for the admission and the
+// wake rule to act on. It requires p.lock held.
+func (p *poolCore[T]) nextBufferedLocked(w *goWorker[T]) bool {
+	if p.timed || p.gated || w.panicked || w.retire || p.reserved > 0 ||
+		p.waitq.zero.tasks.size == 0 || len(p.waitq.levels) > 1 {
+		return false
+	}
+	c := p.capacity.Load()
+	return c < 0 || p.busy <= int(c)
 }
 
 // leaveOrStay takes a stopping worker out of the pool, or keeps it. It is

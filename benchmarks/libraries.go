@@ -62,6 +62,7 @@ func libraries() []library {
 		e62cffedAnts{},
 		e62cffedAnts{queue: true},
 		e62cffedAnts{unbounded: true},
+		e62cffedAnts{queue64: true},
 		panjf2000Ants{},
 		pondLib{},
 		concLib{},
@@ -70,6 +71,7 @@ func libraries() []library {
 		goroutinesLib{},
 		chanPoolLib{},
 		chanPoolLib{buffered: true},
+		chanPool64Lib{},
 	}
 }
 
@@ -84,7 +86,7 @@ const (
 
 // isBaseline reports whether name is one of the channel pools.
 func isBaseline(name string) bool {
-	return name == bufferedBaseline || name == unbufferedBaseline
+	return name == bufferedBaseline || name == unbufferedBaseline || name == chanPool64Name
 }
 
 // selectLibraries returns the libraries named in the comma-separated list,
@@ -158,8 +160,10 @@ func (r antsRunner) stop() { r.pool.Release() }
 // buffers up to capacity tasks (WithQueueSize), which is what a channel pool
 // of capacity workers over a channel of capacity slots does; with unbounded
 // set, it buffers every task no worker can take (WithQueueSize(-1)), as
-// pond's default queue does, so that Submit never waits.
-type e62cffedAnts struct{ queue, unbounded bool }
+// pond's default queue does, so that Submit never waits; with queue64 set,
+// it buffers 64 tasks whatever the capacity, as chanpool64 does: at
+// capacity GOMAXPROCS, the pool Go programs write most for CPU-bound work.
+type e62cffedAnts struct{ queue, unbounded, queue64 bool }
 
 func (l e62cffedAnts) name() string {
 	switch {
@@ -167,6 +171,8 @@ func (l e62cffedAnts) name() string {
 		return "e62cffed/ants+queue"
 	case l.unbounded:
 		return "e62cffed/ants+unbounded"
+	case l.queue64:
+		return "e62cffed/ants+queue64"
 	}
 	return "e62cffed/ants"
 }
@@ -177,6 +183,8 @@ func (l e62cffedAnts) like() string {
 		return bufferedBaseline
 	case l.unbounded:
 		return "" // no channel pool has an unbounded buffer; pond is its peer
+	case l.queue64:
+		return chanPool64Name
 	}
 	return unbufferedBaseline
 }
@@ -191,6 +199,9 @@ func (l e62cffedAnts) start(cfg poolConfig, task func()) runner {
 	}
 	if l.unbounded {
 		opts = append(opts, eants.WithQueueSize(-1))
+	}
+	if l.queue64 {
+		opts = append(opts, eants.WithQueueSize(chanPool64Slots))
 	}
 	p, err := eants.NewPool(cfg.capacity, opts...)
 	if err != nil {
@@ -390,9 +401,14 @@ func (l chanPoolLib) start(cfg poolConfig, task func()) runner {
 	if l.buffered {
 		slots = cfg.capacity
 	}
+	return startChanPool(cfg.capacity, slots, task)
+}
+
+// startChanPool starts workers goroutines ranging over a channel of slots.
+func startChanPool(workers, slots int, task func()) *chanPoolRunner {
 	r := &chanPoolRunner{tasks: make(chan func(), slots), task: task}
-	r.workers.Add(cfg.capacity)
-	for i := 0; i < cfg.capacity; i++ {
+	r.workers.Add(workers)
+	for i := 0; i < workers; i++ {
 		// Each worker exits when stop closes the channel; stop waits for it.
 		go func() {
 			defer r.workers.Done()
@@ -416,4 +432,23 @@ func (r *chanPoolRunner) submitFunc(f func()) { r.tasks <- f }
 func (r *chanPoolRunner) stop() {
 	close(r.tasks)
 	r.workers.Wait()
+}
+
+// chanPool64Lib is the channel pool with a buffer of a fixed 64 slots,
+// make(chan func(), 64) with capacity workers ranging over it: what Go
+// programs write for CPU-bound work at capacity GOMAXPROCS, and the peer
+// of e62cffed/ants+queue64, whose ratio column it is.
+type chanPool64Lib struct{}
+
+// chanPool64Slots is the buffer of chanpool64 and e62cffed/ants+queue64.
+const chanPool64Slots = 64
+
+// chanPool64Name is chanPool64Lib's name.
+const chanPool64Name = "chanpool64"
+
+func (chanPool64Lib) name() string { return chanPool64Name }
+func (chanPool64Lib) like() string { return chanPool64Name }
+
+func (chanPool64Lib) start(cfg poolConfig, task func()) runner {
+	return startChanPool(cfg.capacity, chanPool64Slots, task)
 }

@@ -199,11 +199,13 @@ var (
 	summaryLibs = []string{
 		"e62cffed/ants", unbufferedBaseline, "ants", "conc", "errgroup",
 		"e62cffed/ants+queue", bufferedBaseline,
+		"e62cffed/ants+queue64", chanPool64Name,
 		"e62cffed/ants+unbounded", "pond",
 	}
 	readmeLibs = []string{
 		"e62cffed/ants", unbufferedBaseline, "ants",
 		"e62cffed/ants+queue", bufferedBaseline,
+		"e62cffed/ants+queue64", chanPool64Name,
 		"e62cffed/ants+unbounded", "pond",
 	}
 )

@@ -98,6 +98,8 @@ func workloads(kinds []string, s scale) []workload {
 				work:       func() { time.Sleep(sleepTask) },
 			})
 		case kindCPU:
+			// Capacity GOMAXPROCS: "as many workers as cores", the shape
+			// chanpool64 and e62cffed/ants+queue64 are there for.
 			iters := s.CPUIters
 			out = append(out, workload{
 				name:       fmt.Sprintf("cpu/cap=%d", procs),
