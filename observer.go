@@ -31,6 +31,11 @@ import "time"
 // sees a task whose panic a group, future, stream or Keyed caught as one
 // that returned, so it reports panicked false.
 //
+// A TaskDone that panics or calls runtime.Goexit ends its worker goroutine,
+// as a task's panic does: the task's outcome stands (its caller, if it has
+// one, still gets it), the panic goes to the PanicHandler (else the Logger),
+// Stats counts the task as panicked, and the pool's counts stay exact.
+//
 // Without an observer a pool reads no clock for it, and its tasks cost what
 // they cost without this feature; with one, each task adds readings of the
 // monotonic clock and the call to TaskDone.

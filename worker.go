@@ -72,6 +72,11 @@ type goWorker[T any] struct {
 	// ran is the run time of the task just finished, for the adaptive
 	// capacity; negative if it panicked.
 	ran int64
+
+	// exiting is set while leaveOrStay runs the pool's onExit hook for w,
+	// already out of Running, so that runTasks counts it out rightly if the
+	// hook calls runtime.Goexit. Only the worker's goroutine uses it.
+	exiting bool
 }
 
 // run is the body of the worker goroutine. It returns when afterTask counts
@@ -82,7 +87,9 @@ type goWorker[T any] struct {
 //
 // A task whose panic its wrapper caught and reported ends with a panicMark
 // (wrapper.go): runTasks returns true, the task counts as panicked, and
-// the worker goes on.
+// the worker goes on. (afterTask runs no user code for it, outside the
+// recovery of runTasks: a WorkerPool, whose onExit hook is user code,
+// marks no panic, and a marked task is no sample for OnChange.)
 func (w *goWorker[T]) run(arg T) {
 	for w.runTasks(arg) {
 		var ok bool
@@ -107,6 +114,14 @@ func (w *goWorker[T]) runTasks(arg T) (marked bool) {
 			p.recycle(w)
 			return
 		}
+		if w.exiting {
+			// The pool's onExit hook, run by leaveOrStay for a worker
+			// already out of Running, called runtime.Goexit (or a
+			// PanicHandler it called panicked, which goes on, unrecovered,
+			// to end the process, as in ants).
+			p.exitedInHook(w)
+			return
+		}
 		// The panic path. The task panicked, or called runtime.Goexit
 		// (t.FailNow, for one), which neither returns nor panics. As in
 		// ants, the worker ends, and it has left Running and the goroutine
@@ -118,22 +133,7 @@ func (w *goWorker[T]) runTasks(arg T) (marked bool) {
 			marked = true
 			return
 		}
-		if p.timed {
-			p.observePanic(w)
-		}
-		var stack []byte
-		if r != nil && p.opts.PanicHandler == nil {
-			stack = debug.Stack() // the panicking stack is gone after this call
-		}
-		p.failed()
-		if r != nil {
-			p.handlePanic(r, stack)
-		}
-		if p.onExit != nil {
-			p.onExit(w)
-		}
-		p.recycle(w)
-		p.countOut()
+		p.exitFailed(w, r)
 	}()
 	for {
 		if p.timed {
@@ -147,6 +147,64 @@ func (w *goWorker[T]) runTasks(arg T) (marked bool) {
 			return false
 		}
 	}
+}
+
+// exitFailed ends w, whose task panicked with r, or called runtime.Goexit
+// (r is nil), or whose observer's TaskDone did either after the task. It
+// runs on w's goroutine, in runTasks' deferred recovery.
+//
+// The user's code it calls (the observer's TaskDone, the PanicHandler or
+// the Logger, the onExit hook) may return or call runtime.Goexit: each step
+// after it is deferred, so that the worker is counted out of Running, the
+// bound and live either way. A panic of the PanicHandler or the Logger
+// ends the process, as in ants, once the steps after it have run. A panic
+// of the observer's TaskDone is reported after the task's own (the
+// PanicHandler, else the Logger), as its panic after a task that returned
+// is.
+func (p *poolCore[T]) exitFailed(w *goWorker[T], r any) {
+	var stack []byte
+	if r != nil && p.opts.PanicHandler == nil {
+		stack = debug.Stack() // the panicking stack is gone after this call
+	}
+	defer p.countOut()
+	defer p.recycle(w)
+	if p.onExit != nil {
+		defer p.onExit(w)
+	}
+	var obsPanic any
+	var obsStack []byte
+	defer func() {
+		if obsPanic != nil {
+			p.handlePanic(obsPanic, obsStack)
+		}
+	}()
+	if r != nil {
+		defer p.handlePanic(r, stack)
+	}
+	defer p.failed()
+	if p.timed && w.inTask {
+		defer func() {
+			if obsPanic = recover(); obsPanic != nil && p.opts.PanicHandler == nil {
+				obsStack = debug.Stack()
+			}
+		}()
+		p.observePanic(w)
+	}
+}
+
+// exitedInHook counts out w, a stopping worker whose onExit hook, run by
+// leaveOrStay, did not return. w left Running before the hook ran; it now
+// leaves the bound, and since it can no longer stay for a reserved task,
+// a worker is started or woken for it if one is needed.
+func (p *poolCore[T]) exitedInHook(w *goWorker[T]) {
+	w.exiting = false
+	p.lock.Lock()
+	p.stopping--
+	next := p.kickLocked()
+	p.countOutLocked()
+	p.lock.Unlock()
+	next.wake()
+	p.recycle(w)
 }
 
 // afterTask records the task a worker just finished and returns the next
@@ -283,7 +341,9 @@ func (p *poolCore[T]) leaveOrStay(w *goWorker[T], taken *waiter[T]) (stays bool)
 		p.lock.Unlock()
 		taken.wake()
 		taken = nil
+		w.exiting = true // for runTasks, if the hook does not return
 		p.onExit(w)
+		w.exiting = false
 		w.local = nil
 		p.lock.Lock()
 	}

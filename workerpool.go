@@ -49,7 +49,10 @@ type Worker[T, R any] interface {
 // Close is reported as a task's panic is (PanicHandler, else Logger), and
 // the worker exits all the same. A Worker's Process that calls
 // runtime.Goexit ends its goroutine: its caller gets a *PanicError, and the
-// Worker is closed. Close must not call runtime.Goexit. Stats counts a task
+// Worker is closed. A Close that calls runtime.Goexit is reported as a
+// panic in Close is, with an error that names runtime.Goexit as the value;
+// the goroutine, which was exiting anyway, ends, and the pool's counts
+// stay exact: no task counts as panicked for it. Stats counts a task
 // whose panic was returned as panicked, as it does Go's.
 //
 // A WorkerPool is safe for concurrent use by multiple goroutines. It must

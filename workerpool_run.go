@@ -29,7 +29,11 @@ func (p *WorkerPool[T, R]) runTask(w *goWorker[workerTask[T, R]], t workerTask[T
 		return v, err
 	}, func(v R, err error) {
 		if !returned {
+			// The caller is answered even if the Worker's Close, which
+			// fail may run, calls runtime.Goexit.
+			defer t.out.finish(v, err)
 			p.fail(w, err.(*PanicError))
+			return
 		}
 		t.out.finish(v, err)
 	})
@@ -92,7 +96,10 @@ func (p *WorkerPool[T, R]) fail(w *goWorker[workerTask[T, R]], pe *PanicError) {
 // frees its id. It is the pool's onExit hook: the engine calls it on the
 // goroutine as it exits, while it still holds its place in the goroutine
 // bound. A panic in Close is reported as a task's panic is (PanicHandler,
-// else Logger), and the worker exits all the same.
+// else Logger), and the worker exits all the same; so is a runtime.Goexit
+// in Close, with the value of an error that says so, and the goroutine
+// then ends through runTasks, which counts it out (exitedInHook, or
+// exitFailed on the panic path).
 func (p *WorkerPool[T, R]) closeWorker(w *goWorker[workerTask[T, R]]) {
 	s, _ := w.local.(*workerState[T, R])
 	if s == nil {
