@@ -201,6 +201,7 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level
 			p.lock.Lock()
 			if w.state == waiterPending {
 				p.waitq.removeCaller(w)
+				p.noteDrainedLocked() // it may have been the last unit of a rebooted pool
 				p.lock.Unlock()
 				p.putWaiter(w)
 				p.rejected.Add(1)

@@ -235,6 +235,12 @@ func (p *poolCore[T]) close() bool {
 		close(p.purgeStop)
 		p.purgeStop = nil
 	}
+	if p.waitq.len() == 0 {
+		// No task is left to wait for a token (the blocked callers' were
+		// refused): the pace timer has nothing to admit.
+		p.disownPaceLocked()
+	}
+	p.noteDrainedLocked()
 	p.lock.Unlock()
 	closed.wake()
 	next.wake()
@@ -260,10 +266,33 @@ func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, p.close, p.waitDrained)
 }
 
-// waitDrained waits until no goroutine of the pool is left (live is 0), or
-// ctx is done; see waitZero.
+// waitDrained waits until the pool is drained (drainedLocked), or ctx is
+// done; see waitZero.
 func (p *poolCore[T]) waitDrained(ctx context.Context) error {
-	return waitZero(ctx, &p.lock, &p.live, &p.allExited)
+	return waitZero(ctx, &p.lock, p.drainedLocked, &p.allExited)
+}
+
+// drainedLocked reports whether the pool is drained, the state a release
+// waits for: no accepted task waits (in the buffer, for a token, or with a
+// caller admitted), none is reserved or running, and nothing of the pool
+// is left to run one, no goroutine and no pace timer (live is 0). It
+// requires p.lock held.
+//
+// live alone does not say it: while the buffered tasks of a released pool
+// wait for a token, the pace timer is all that stands for them in live,
+// and a new limit replaces the timer, counting the old one out before it
+// sets the new one.
+func (p *poolCore[T]) drainedLocked() bool {
+	return p.live == 0 && p.reserved == 0 && p.waitq.len() == 0
+}
+
+// noteDrainedLocked wakes the releases waiting for the pool to drain, if
+// it is drained: what every path that can drain it calls (countOutLocked,
+// close). It requires p.lock held.
+func (p *poolCore[T]) noteDrainedLocked() {
+	if p.allExited != nil && p.drainedLocked() {
+		closeZero(&p.allExited)
+	}
 }
 
 // Reboot reopens a released pool; it does nothing to an open one. Unlike in

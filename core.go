@@ -52,6 +52,8 @@ import (
 //	a worker is counted out              stopping-1 (not after a panic), live-1
 //	the purge goroutine starts, exits    live+1, live-1
 //	the pace timer is set, fires         live+1, live-1 (pace.go)
+//	the pace timer is stopped            live-1
+//	it is disowned, too late to stop     paceOrphans+1; it fires: -1, live-1
 //	Pause, Resume, a new rate limit      paused, gated; nothing else
 type poolCore[T any] struct {
 	// The fields up to the first pad are written by every task, under the
@@ -118,8 +120,9 @@ type poolCore[T any] struct {
 	// live counts the goroutines the pool has started (workers and the purge
 	// goroutine) that have not been counted out: live >= running + stopping,
 	// plus one while purgeAlive, plus one while paceArmed (the timer stands
-	// for the goroutines it will start). allExited, when non-nil, is closed
-	// when live drops to 0 (countOutLocked).
+	// for the goroutines it will start), plus paceOrphans. allExited, when
+	// non-nil, is closed when the pool is drained (drainedLocked): what
+	// ReleaseTimeout waits on.
 	live      int
 	allExited chan struct{}
 
@@ -135,15 +138,19 @@ type poolCore[T any] struct {
 	// pool is not paused and bucket gives it a token; gated is paused or a
 	// rate limit, so that an open pool pays one test of it. paceArmed is set
 	// while a timer is set to admit waiting work when the next token is
-	// there; paceGen changes when SetRateLimit disowns that timer. pauseIdle,
+	// there, and paceStop stops it; paceGen changes when the timer is
+	// disowned (disownPaceLocked), and paceOrphans counts the disowned
+	// timers that were too late to stop and will still fire. pauseIdle,
 	// when non-nil, is closed when busy+reserved drops to 0: what Pause
 	// waits on.
-	gated     bool
-	paused    bool
-	bucket    tokenBucket
-	paceArmed bool
-	paceGen   uint64
-	pauseIdle chan struct{}
+	gated       bool
+	paused      bool
+	bucket      tokenBucket
+	paceArmed   bool
+	paceGen     uint64
+	paceStop    func() bool
+	paceOrphans int
+	pauseIdle   chan struct{}
 
 	_ cacheLinePad
 

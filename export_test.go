@@ -16,20 +16,37 @@ type FakeClock struct {
 	ch     chan time.Time
 	max    time.Duration // how long Advance waits for a purge goroutine
 	timers []fakeTimer   // set by afterFunc, not yet fired
+	lastID uint64        // of the last timer set
 }
 
 // fakeTimer is a function the clock calls once it reaches at.
 type fakeTimer struct {
 	at time.Time
 	f  func()
+	id uint64
 }
 
 // afterFunc registers f, which Forward and Advance call, on the goroutine
-// that moves the clock, once the clock reaches now+d (moveTo).
-func (c *FakeClock) afterFunc(d time.Duration, f func()) {
+// that moves the clock, once the clock reaches now+d (moveTo). Its stop
+// function removes f if it is still set, reporting whether it did, as
+// time.Timer.Stop does: a timer moveTo has taken is being called.
+func (c *FakeClock) afterFunc(d time.Duration, f func()) func() bool {
 	c.mu.Lock()
-	c.timers = append(c.timers, fakeTimer{c.t.Add(d), f})
+	c.lastID++
+	id := c.lastID
+	c.timers = append(c.timers, fakeTimer{c.t.Add(d), f, id})
 	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, tm := range c.timers {
+			if tm.id == id {
+				c.timers = append(c.timers[:i], c.timers[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // moveTo moves the clock to target, calling on the way, in order of their
@@ -210,10 +227,22 @@ func (l *SpinLock) LockYielding() { l.l.LockYielding() }
 func (p *poolCore[T]) LiveWorkers() int {
 	p.lock.Lock()
 	defer p.lock.Unlock()
+	n := p.live - p.paceOrphans
 	if p.purgeAlive {
-		return p.live - 1
+		n--
 	}
-	return p.live
+	if p.paceArmed {
+		n--
+	}
+	return n
+}
+
+// LiveWorkers is the sum of the member pools' LiveWorkers.
+func (m *multiCore[T]) LiveWorkers() (n int) {
+	for _, p := range m.pools {
+		n += p.LiveWorkers()
+	}
+	return n
 }
 
 // Forward moves the clock forward by d without a tick: for what reads the
@@ -225,4 +254,39 @@ func (c *FakeClock) Forward(d time.Duration) {
 	t := c.t.Add(d)
 	c.mu.Unlock()
 	c.moveTo(t)
+}
+
+// ReleaseWaiting reports whether a release waits for the pool to drain.
+func (p *poolCore[T]) ReleaseWaiting() bool {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return p.allExited != nil
+}
+
+// ReleaseWaiting reports whether a release waits for a member pool to
+// drain.
+func (m *multiCore[T]) ReleaseWaiting() bool {
+	for _, p := range m.pools {
+		if p.ReleaseWaiting() {
+			return true
+		}
+	}
+	return false
+}
+
+// ReleaseWaiting reports whether the sub-pool is released and a call
+// waits for it to drain: the release, or a Pause made before it, which
+// waits on the same channel.
+func (s *Subpool) ReleaseWaiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed.Load() && s.drained != nil
+}
+
+// PaceTimers reports the sub-pool's rate-limit timers whose function will
+// still run: set, or firing.
+func (s *Subpool) PaceTimers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.timers
 }

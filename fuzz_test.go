@@ -30,7 +30,15 @@ import (
 // and MaxBlockingTasks (see newFz), and each following pair of bytes is one
 // operation and its argument (see fz.step): among them, from operation byte
 // fzOpPace up, Pause with a done context, so that it returns at once, and
-// Resume (fz.pace).
+// Resume (fz.pace); from fzOpRate up to fzOpPace, SetRateLimit (fz.rate)
+// and a ReleaseTimeout that a call races (fz.racedRelease).
+//
+// The rate limits are slow (fzRate), so that on the FakeClock no token
+// comes back within an input: a limit is a count of tokens that only
+// SetRateLimit fills, and the pace timer, set while work waits only for a
+// token, never fires. The model keeps the count and the timer exactly. Every
+// ReleaseTimeout that returns nil is checked at once: every task accepted
+// has run, and no timer of the pool is set.
 //
 // Submits carry priority levels (fzLevels): a submit with a context takes
 // the level the argument byte chooses, one without a context is level 0.
@@ -225,6 +233,62 @@ type fzModel struct {
 	slack            int
 	purging, started bool
 	now, lastTick    int64 // relative to the FakeClock's start
+	// The rate limit: limited, the tokens left (none come back, fzRate),
+	// and whether the pace timer is set (it never fires).
+	limited bool
+	tokens  int
+	armed   bool
+}
+
+// gateOpen reports whether a task with a free slot may start now: the
+// pool is not paused and, with a limit, a token is left.
+func (m *fzModel) gateOpen() bool { return !m.paused && (!m.limited || m.tokens > 0) }
+
+// spend takes the token of a task that starts.
+func (m *fzModel) spend() {
+	if m.limited {
+		m.tokens--
+	}
+}
+
+// nWaitingUnits is the work that waits: buffered tasks and blocked callers.
+func (m *fzModel) nWaitingUnits() int { return len(m.buffer) + len(m.waiters) }
+
+// slotFree reports whether a waiting unit could have a slot, at rest.
+func (m *fzModel) slotFree() bool { return m.cap < 0 || m.running-len(m.idle) < m.cap }
+
+// noteArmed sets the pace timer if work waits only for a token, as the
+// pool does at every call that leaves work waiting; a timer once set stays
+// set until SetRateLimit or Release drops it, since none fires.
+func (m *fzModel) noteArmed() {
+	if m.limited && !m.paused && m.nWaitingUnits() > 0 && m.slotFree() {
+		m.armed = true
+	}
+}
+
+// setRate is SetRateLimit with a limit (burst tokens at most) or none: a
+// limit where there was none starts full, a lower burst drops the tokens
+// above it; the old timer is dropped and the waiting work takes what the
+// slots and tokens allow.
+func (m *fzModel) setRate(limit bool, burst int) {
+	switch {
+	case !limit:
+		m.limited, m.tokens = false, 0
+	case !m.limited:
+		m.limited, m.tokens = true, burst
+	default:
+		m.tokens = min(m.tokens, burst)
+	}
+	m.armed = false
+	m.admit()
+}
+
+// drained reports whether, once the model has drained, the pool holds
+// nothing: no task busy or waiting, no worker, no purge goroutine, no pace
+// timer. A release waits for it.
+func (m *fzModel) drained() bool {
+	return m.busyGated == 0 && m.nWaitingUnits() == 0 && len(m.pending) == 0 && m.running == 0 &&
+		!m.purging && !m.armed
 }
 
 func (m *fzModel) nWaiting() int { return len(m.waiters) }
@@ -246,7 +310,7 @@ func (m *fzModel) outcome(try bool) fzOutcome {
 	switch {
 	case m.closed:
 		return fzClosed
-	case !m.paused && (len(m.idle) > 0 || m.cap < 0 || m.running < m.cap),
+	case m.gateOpen() && (len(m.idle) > 0 || m.cap < 0 || m.running < m.cap),
 		m.queue < 0 || len(m.buffer) < m.queue:
 		return fzAccept
 	case try || m.nonblocking || (m.maxBlocking != 0 && m.nWaiting() >= m.maxBlocking):
@@ -260,12 +324,14 @@ func (m *fzModel) outcome(try bool) fzOutcome {
 func (m *fzModel) accept(c *fzCall) {
 	m.submitted++
 	switch {
-	case m.paused:
+	case !m.gateOpen():
 		m.buffer = append(m.buffer, c)
 	case len(m.idle) > 0:
+		m.spend()
 		m.detachIdle()
 		m.pending = append(m.pending, c)
 	case m.cap < 0 || m.running < m.cap:
+		m.spend()
 		m.spawn(c)
 	default:
 		m.buffer = append(m.buffer, c)
@@ -324,11 +390,10 @@ func (m *fzModel) afterTask() {
 		m.running--
 		return
 	}
-	if !m.paused {
-		if c := m.nextTask(); c != nil {
-			m.pending = append(m.pending, c)
-			return
-		}
+	if m.gateOpen() && m.nWaitingUnits() > 0 {
+		m.spend()
+		m.pending = append(m.pending, m.nextTask())
+		return
 	}
 	if m.closed {
 		m.running--
@@ -398,12 +463,9 @@ func (m *fzModel) tune(n int) {
 // pool is paused, so no worker is idle then: a slot that frees goes to a new
 // worker.)
 func (m *fzModel) serve() {
-	for !m.paused && (m.cap < 0 || m.running < m.cap) {
-		c := m.nextTask()
-		if c == nil {
-			return
-		}
-		m.spawn(c)
+	for m.gateOpen() && (m.cap < 0 || m.running < m.cap) && m.nWaitingUnits() > 0 {
+		m.spend()
+		m.spawn(m.nextTask())
 	}
 }
 
@@ -429,6 +491,9 @@ func (m *fzModel) release() bool {
 	m.resume() // a paused pool is resumed for its buffered tasks
 	m.stopIdle(len(m.idle))
 	m.purging = false
+	if len(m.buffer) == 0 {
+		m.armed = false // nothing is left to wait for a token
+	}
 	return true
 }
 
@@ -455,11 +520,17 @@ func (m *fzModel) resume() {
 		return
 	}
 	m.paused = false
-	for m.cap < 0 || m.running-len(m.idle) < m.cap {
+	m.admit()
+}
+
+// admit gives the free slots to the waiting units in the order of
+// nextTask while the gate lets them through, each on an idle worker while
+// there is one, else on a new one. The model is at rest (nothing pending),
+// so the busy workers are running minus idle.
+func (m *fzModel) admit() {
+	for m.slotFree() && m.gateOpen() && m.nWaitingUnits() > 0 {
+		m.spend()
 		c := m.nextTask()
-		if c == nil {
-			return
-		}
 		if len(m.idle) > 0 {
 			m.detachIdle()
 			m.pending = append(m.pending, c)
@@ -496,10 +567,11 @@ func (m *fzModel) tick() {
 
 func (m *fzModel) String() string {
 	return fmt.Sprintf("{cap %d closed %v paused %v aging %v now %v running %d idle %d busy %d buffer %v waiting %v "+
-		"submitted %d completed %d panicked %d rejected %d purging %v lastTick %v}",
+		"submitted %d completed %d panicked %d rejected %d purging %v lastTick %v limited %v tokens %d armed %v}",
 		m.cap, m.closed, m.paused, time.Duration(m.aging), time.Duration(m.now), m.running, len(m.idle), m.busyGated,
 		fzUnits(m.buffer), fzUnits(m.waiters),
-		m.submitted, m.completed, m.panicked, m.rejected, m.purging, time.Duration(m.lastTick))
+		m.submitted, m.completed, m.panicked, m.rejected, m.purging, time.Duration(m.lastTick),
+		m.limited, m.tokens, m.armed)
 }
 
 // fzUnits describes waiting units: task id, level and arrival time.
@@ -709,8 +781,27 @@ const (
 
 // fzOpPace is the first operation byte that chooses Pause (even) or Resume
 // (odd) instead of op % fzOpCount: no seed written before Pause used an
-// operation byte that high, so they keep their meaning.
-const fzOpPace = 0xf0
+// operation byte that high, so they keep their meaning. The 16 bytes below
+// it, from fzOpRate, choose SetRateLimit (fzOpRate to fzOpRate+7) or a
+// raced ReleaseTimeout (the next 8), which no earlier seed used either.
+const (
+	fzOpPace = 0xf0
+	fzOpRate = 0xe0
+)
+
+// fzRate is the rate of the fuzzers' limits: a token a million seconds,
+// so that none comes back within an input, on the FakeClock or a real one.
+const fzRate = 1e-6
+
+// fzRates are the limits SetRateLimit sets, by argument: none (two ways),
+// and fzRate or twice it with a burst of 1 to 3.
+var fzRates = [8]struct {
+	perSecond float64
+	burst     int
+}{{0, 0}, {math.Inf(1), 0}, {fzRate, 1}, {fzRate, 2}, {fzRate, 3}, {2 * fzRate, 1}, {2 * fzRate, 2}, {2 * fzRate, 3}}
+
+// limits reports whether perSecond is a limit, as the pool reads it.
+func fzLimits(perSecond float64) bool { return perSecond > 0 && !math.IsInf(perSecond, 1) }
 
 // step applies one operation with its argument.
 //
@@ -727,6 +818,18 @@ func (f *fz) step(op, arg byte) {
 	if op >= fzOpPace {
 		f.pace(op&1 == 0)
 		m.drain()
+		m.noteArmed()
+		f.settle()
+		return
+	}
+	if op >= fzOpRate {
+		if op < fzOpRate+8 {
+			f.rate(arg)
+		} else {
+			f.racedRelease(arg)
+		}
+		m.drain()
+		m.noteArmed()
 		f.settle()
 		return
 	}
@@ -816,7 +919,201 @@ func (f *fz) step(op, arg byte) {
 		m.rejected++
 	}
 	m.drain()
+	m.noteArmed()
 	f.settle()
+}
+
+// rate is SetRateLimit with the limit fzRates[arg%8].
+func (f *fz) rate(arg byte) {
+	f.t.Helper()
+	r := fzRates[arg%8]
+	f.logf("SetRateLimit(%v, %d)", r.perSecond, r.burst)
+	if err := f.await("SetRateLimit", fzGo(func() error {
+		return f.p.poolAPI.(pacer).SetRateLimit(r.perSecond, r.burst)
+	})); err != nil {
+		f.fatalf("SetRateLimit(%v, %d) = %v", r.perSecond, r.burst, err)
+	}
+	f.m.setRate(fzLimits(r.perSecond), r.burst)
+}
+
+// fzPartner is a call that races a release: what it does to the pool, and
+// to the model.
+type fzPartner struct {
+	name  string
+	pool  func(f *fz) error
+	model func(m *fzModel) error
+}
+
+// fzPartners are the calls a raced release meets, by argument; arg>>3
+// chooses a limit or a size.
+var fzPartners = [8]func(arg byte) fzPartner{
+	func(byte) fzPartner {
+		return fzPartner{"Stats", func(f *fz) error { _ = f.p.Stats(); return nil }, func(*fzModel) error { return nil }}
+	},
+	func(byte) fzPartner {
+		return fzPartner{"SetRateLimit(0, 0)",
+			func(f *fz) error { return f.p.poolAPI.(pacer).SetRateLimit(0, 0) },
+			func(m *fzModel) error { m.setRate(false, 0); return nil }}
+	},
+	func(arg byte) fzPartner {
+		r := fzRates[2+(arg>>3)%6]
+		return fzPartner{fmt.Sprintf("SetRateLimit(%v, %d)", r.perSecond, r.burst),
+			func(f *fz) error { return f.p.poolAPI.(pacer).SetRateLimit(r.perSecond, r.burst) },
+			func(m *fzModel) error { m.setRate(true, r.burst); return nil }}
+	},
+	func(arg byte) fzPartner {
+		n := 1 + int(arg>>3)%4
+		return fzPartner{fmt.Sprintf("Tune(%d)", n),
+			func(f *fz) error { f.p.Tune(n); return nil },
+			func(m *fzModel) error { m.tune(n); return nil }}
+	},
+	func(byte) fzPartner {
+		return fzPartner{"Resume()", func(f *fz) error { f.p.poolAPI.(pacer).Resume(); return nil },
+			func(m *fzModel) error { m.resume(); return nil }}
+	},
+	func(byte) fzPartner {
+		return fzPartner{"Pause(a done context)",
+			func(f *fz) error { return f.p.poolAPI.(pacer).Pause(cancelledContext()) },
+			func(m *fzModel) error { return m.pause() }}
+	},
+	func(byte) fzPartner {
+		return fzPartner{"Reboot()", func(f *fz) error { f.p.Reboot(); return nil },
+			func(m *fzModel) error { m.reboot(); return nil }}
+	},
+	func(byte) fzPartner {
+		return fzPartner{"Release()", func(f *fz) error { f.p.Release(); return nil },
+			func(m *fzModel) error { m.release(); return nil }}
+	},
+}
+
+// fzReleased is what a release returned, and the runs of the tasks and the
+// timers set as it returned.
+type fzReleased struct {
+	err    error
+	runs   [fzMaxIDs]int32
+	timers int
+}
+
+// releaseNow makes a release on a new goroutine and returns its outcome.
+func (f *fz) releaseNow(release func() error) chan fzReleased {
+	res := make(chan fzReleased, 1)
+	go func() {
+		var out fzReleased
+		out.err = release()
+		for id := range out.runs {
+			out.runs[id] = f.runs[id].Load()
+		}
+		out.timers = f.clock.Timers()
+		res <- out
+	}()
+	return res
+}
+
+// awaitReleased returns the outcome of a release, which must come within
+// fzBound.
+func (f *fz) awaitReleased(res chan fzReleased) fzReleased {
+	f.t.Helper()
+	select {
+	case out := <-res:
+		return out
+	case <-time.After(2 * fzBound):
+		f.hang("a release has not returned after %v", 2*fzBound)
+		return fzReleased{}
+	}
+}
+
+// checkNilRelease checks what a release that returned nil found: every
+// task the pool accepted had run, once, and no timer of the pool was set.
+func (f *fz) checkNilRelease(out fzReleased) {
+	f.t.Helper()
+	m := &f.m
+	if out.timers != 0 {
+		f.fatalf("a release returned nil with %d timers of the pool set", out.timers)
+	}
+	for id := 0; id < f.nextID; id++ {
+		if (f.result[id] == 1 || m.taken[id]) && out.runs[id] != 1 {
+			f.fatalf("a release returned nil when accepted task %d had run %d times", id, out.runs[id])
+		}
+	}
+	for _, u := range m.buffer {
+		f.fatalf("a release returned nil while the model has task %d waiting", u.id)
+	}
+}
+
+// racedRelease is ReleaseTimeout raced by the call fzPartners[arg%8] makes
+// while the release waits. The model decides the outcome beforehand, on a
+// copy of itself: nil if the pool drains without another call, within
+// fzBound; else ErrTimeout, within 20 ms; a nil is checked at once
+// (checkNilRelease). The pool is settled before the call, so that the
+// workers the release stops have exited, as in the model, when it comes.
+func (f *fz) racedRelease(arg byte) {
+	f.t.Helper()
+	m := &f.m
+	partner := fzPartners[arg%8](arg)
+	fut := m.clone()
+	wasOpen := fut.release()
+	fut.drain()
+	fut.noteArmed()
+	_ = partner.model(fut)
+	fut.drain()
+	fut.noteArmed()
+	var want error
+	d := fzBound
+	switch {
+	case !wasOpen:
+		want, d = ants.ErrPoolClosed, time.Millisecond
+	case !fut.drained():
+		want, d = ants.ErrTimeout, 20*time.Millisecond
+	}
+	f.logf("ReleaseTimeout(%v) raced by %s: want %v", d, partner.name, want)
+
+	m.release()
+	m.drain()
+	m.noteArmed()
+	res := f.releaseNow(func() error { return f.p.ReleaseTimeout(d) })
+	var out fzReleased
+	if wasOpen {
+		deadline := time.Now().Add(fzBound)
+		for len(res) == 0 && !f.p.poolAPI.(interface{ ReleaseWaiting() bool }).ReleaseWaiting() {
+			if time.Now().After(deadline) {
+				f.hang("ReleaseTimeout neither returned nor waits")
+			}
+			runtime.Gosched()
+		}
+	} else {
+		out = f.awaitReleased(res) // at once, before the call can reopen the pool
+	}
+	f.settle()
+	wantPartner := partner.model(m)
+	if err := f.await(partner.name, fzGo(func() error { return partner.pool(f) })); err != wantPartner {
+		f.fatalf("%s = %v, want %v", partner.name, err, wantPartner)
+	}
+	if wasOpen {
+		out = f.awaitReleased(res)
+	}
+	if out.err != want {
+		f.fatalf("ReleaseTimeout(%v) raced by %s = %v, want %v", d, partner.name, out.err, want)
+	}
+	if out.err == nil {
+		f.checkNilRelease(out)
+	}
+}
+
+// clone returns a copy of m that can change without changing m: its slices
+// and the calls in them are copied.
+func (m *fzModel) clone() *fzModel {
+	c := *m
+	calls := func(us []*fzCall) []*fzCall {
+		out := make([]*fzCall, len(us))
+		for i, u := range us {
+			cu := *u
+			out[i] = &cu
+		}
+		return out
+	}
+	c.buffer, c.waiters, c.expecting, c.pending = calls(m.buffer), calls(m.waiters), calls(m.expecting), calls(m.pending)
+	c.idle = append([]int64(nil), m.idle...)
+	return &c
 }
 
 // pace is Pause with a done context, so that it returns at once (nil, or
@@ -954,13 +1251,17 @@ func (f *fz) releaseTimeout() {
 	switch {
 	case closed:
 		want, d = ants.ErrPoolClosed, time.Millisecond
-	case m.busyGated > 0:
+	case m.busyGated > 0 || m.nWaitingUnits() > 0 || m.armed:
+		// Gated tasks run, or tasks wait for a token that never comes.
 		want, d = ants.ErrTimeout, time.Millisecond
 	}
 	f.logf("ReleaseTimeout(%v): want %v", d, want)
-	err := f.await("ReleaseTimeout", fzGo(func() error { return f.p.ReleaseTimeout(d) }))
-	if err != want {
-		f.fatalf("ReleaseTimeout(%v) = %v, want %v", d, err, want)
+	out := f.awaitReleased(f.releaseNow(func() error { return f.p.ReleaseTimeout(d) }))
+	if out.err != want {
+		f.fatalf("ReleaseTimeout(%v) = %v, want %v", d, out.err, want)
+	}
+	if out.err == nil {
+		f.checkNilRelease(out)
 	}
 }
 
@@ -1066,7 +1367,12 @@ func (f *fz) mismatch() string {
 	if m.purging {
 		purging = 1
 	}
-	check("live goroutines", pr.Live, m.running-gone+purging)
+	armed := 0
+	if m.armed {
+		armed = 1
+	}
+	check("live goroutines and pace timer", pr.Live, m.running-gone+purging+armed)
+	check("timers set", f.clock.Timers(), armed)
 	check("purge goroutine running", pr.Purging, m.purging)
 	if m.started {
 		if !f.baseKnown && pr.LastTick != 0 {
@@ -1148,11 +1454,18 @@ func (f *fz) ahead(u *fzCall) string {
 func (f *fz) finish() {
 	f.t.Helper()
 	m := &f.m
-	f.logf("finish: Release, unblock everything, Reboot, ReleaseTimeout")
+	f.logf("finish: Release, unblock everything, remove the rate limit, Reboot, ReleaseTimeout")
 	f.do("Release", f.p.Release)
 	m.release()
 	m.drain()
+	m.noteArmed()
 	f.settle()
+	if m.limited {
+		f.rate(0) // the tasks waiting for a token run
+		m.drain()
+		m.noteArmed()
+		f.settle()
+	}
 	for m.busyGated > 0 {
 		select {
 		case f.tokens <- struct{}{}:

@@ -15,9 +15,12 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	running := int(p.running.Load())
 	idle := p.workers.len()
 	buffered, blocked := p.waitq.buffered, p.waitq.blocked
-	purge := 0
+	purge, pace := 0, p.paceOrphans
 	if p.purgeAlive {
 		purge = 1
+	}
+	if p.paceArmed {
+		pace++
 	}
 	switch {
 	case p.busy < 0 || p.reserved < 0 || p.searching < 0 || p.stopping < 0:
@@ -38,9 +41,20 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case p.reserved > 0 && p.searching == 0 && idle > 0 && p.onWay.Load() == 0 && !p.kickWanted.Load():
 		return fmt.Errorf("%d reserved tasks with %d idle workers and none searching",
 			p.reserved, idle)
-	case p.live < running+p.stopping+purge:
-		return fmt.Errorf("live %d < running %d + stopping %d + purge %d",
-			p.live, running, p.stopping, purge)
+	case p.live < running+p.stopping+purge+pace:
+		return fmt.Errorf("live %d < running %d + stopping %d + purge %d + pace timers %d",
+			p.live, running, p.stopping, purge, pace)
+	case p.paceOrphans < 0 || p.paceArmed != (p.paceStop != nil):
+		return fmt.Errorf("pace timer armed %v with stop %v, %d orphans",
+			p.paceArmed, p.paceStop != nil, p.paceOrphans)
+	// The drained condition, what a release waits for (drainedLocked): it
+	// holds only once no accepted work is left, and while work is left,
+	// something of the pool will run it, unless the pool is paused.
+	case !p.paused && p.live == 0 && (p.reserved > 0 || p.waitq.len() > 0):
+		return fmt.Errorf("%d reserved and %d waiting units with nothing of the pool to run them",
+			p.reserved, p.waitq.len())
+	case p.allExited != nil && p.drainedLocked():
+		return fmt.Errorf("a release waits on a drained pool")
 	case blocked > 0 && (p.queueSize < 0 || buffered < p.queueSize):
 		return fmt.Errorf("%d callers blocked while the buffer has room", blocked)
 	case p.purgeStop != nil && !p.purgeAlive:

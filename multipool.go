@@ -281,6 +281,9 @@ func (m *multiCore[T]) Reboot() {
 // one pool's lock. Its member pools are whole Pools, each with its own
 // workers and capacity: unlike a Subpool, which limits a part of a program
 // inside a pool it shares, they split one pool's capacity into pieces.
+// Priority levels (ContextWithPriority) and Pause act in each member pool,
+// and SetRateLimit splits the limit among them: levels order the work
+// waiting in one member pool, not across them.
 //
 // A MultiPool is safe for concurrent use by multiple goroutines. It must be
 // created with NewMultiPool. It is a handle, as in ants: a copy of a

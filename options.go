@@ -134,6 +134,11 @@ func WithMaxBlockingTasks(maxBlockingTasks int) Option {
 
 // WithNonblocking sets Options.Nonblocking. A task buffer (WithQueueSize)
 // still takes tasks first; only a full buffer makes Submit fail.
+//
+// With a rate limit (WithRateLimit), a task that finds a free worker but no
+// token waits as in a full pool, so a Nonblocking pool refuses it with
+// ErrPoolOverload (once its buffer, if any, is full) even while Free()
+// reports free workers: the error means that the task cannot start now.
 func WithNonblocking(nonblocking bool) Option {
 	return func(opts *Options) {
 		opts.Nonblocking = nonblocking

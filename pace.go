@@ -19,6 +19,11 @@ import (
 // or burst < 1 with a limit (0 < perSecond < +Inf), is ErrInvalidRateLimit
 // from the constructor. The bucket starts full when a pool is made, and
 // when a limit is set where there was none.
+//
+// A task that finds no token waits where it waits in a full pool: in the
+// buffer while it has room, else with its caller blocked, or it is refused
+// with ErrPoolOverload where a full pool refuses (WithNonblocking,
+// TrySubmit, MaxBlockingTasks), even while Free() reports free workers.
 func WithRateLimit(perSecond float64, burst int) Option {
 	return func(opts *Options) {
 		opts.RateLimit, opts.RateBurst = perSecond, burst
@@ -147,7 +152,7 @@ func (p *poolCore[T]) armPaceLocked() {
 	p.paceArmed = true
 	p.live++
 	gen := p.paceGen
-	p.opts.clock.afterFunc(p.bucket.wait(p.clockNow()), func() { p.paced(gen) })
+	p.paceStop = p.opts.clock.afterFunc(p.bucket.wait(p.clockNow()), func() { p.paced(gen) })
 }
 
 // paceWaitingLocked sets the timer of armPaceLocked if work waits only for
@@ -159,27 +164,40 @@ func (p *poolCore[T]) paceWaitingLocked() {
 	}
 }
 
-// disownPaceLocked drops the timer set by armPaceLocked, if any, for a new
-// limit: its time was the old limit's, so it counts out of live at once
-// and does nothing when it fires (paceGen), and the caller sets one for
-// the new limit. It requires p.lock held.
+// disownPaceLocked drops the timer set by armPaceLocked, if any: for a new
+// limit, whose caller sets one at the new limit's time if work waits for a
+// token, or for a released pool with no work left waiting. A timer it stops
+// counts out of live at once. One that could not be stopped is firing: it
+// stays counted, in paceOrphans, until it has found itself disowned
+// (paceGen) and counted itself out, so that a release never reports a
+// drained pool while a goroutine of it still runs. It requires p.lock
+// held.
 func (p *poolCore[T]) disownPaceLocked() {
-	if p.paceArmed {
-		p.paceArmed = false
-		p.paceGen++
-		p.countOutLocked()
+	if !p.paceArmed {
+		return
 	}
+	p.paceArmed = false
+	p.paceGen++
+	if p.paceStop() {
+		p.countOutLocked()
+	} else {
+		p.paceOrphans++
+	}
+	p.paceStop = nil
 }
 
 // paced is the timer of armPaceLocked, of generation gen: it admits the
 // work the tokens now allow, setting the timer again if more waits, and
-// counts itself out; a disowned timer does nothing.
+// counts itself out; a disowned timer only counts itself out.
 func (p *poolCore[T]) paced(gen uint64) {
 	p.lock.Lock()
 	if gen != p.paceGen {
+		p.paceOrphans--
+		p.countOutLocked()
 		p.lock.Unlock()
 		return
 	}
+	p.paceStop = nil
 	p.paceArmed = false
 	taken := p.admitLocked()
 	next := p.kickLocked()
@@ -202,6 +220,12 @@ func (p *poolCore[T]) paced(gen uint64) {
 // A task counts as running from when it is given a worker: one taken from
 // the buffer just before Pause still starts, and Pause waits for it. The
 // purge goes on reaping idle workers while the pool is paused.
+//
+// Pause and Resume are not counted: a Resume, or a Release, from another
+// goroutine while Pause waits undoes the pause, and Pause still returns nil
+// once no task runs, with the pool no longer paused. A program that needs
+// the pool paused on return checks Paused, or lets one goroutine own the
+// pause.
 func (p *poolCore[T]) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	p.lock.Lock()

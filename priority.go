@@ -15,6 +15,10 @@ type priorityKey struct{}
 //
 // A level matters only while work waits: a task that finds a free worker
 // runs at once, whatever its level, and a running task is never preempted.
+// Levels order the work waiting in one pool (or one Subpool): a MultiPool
+// orders within each member pool, not across them, so a task of a high
+// level waiting in one member pool does not overtake one of a lower level
+// that another member pool's free worker takes.
 // A nil ctx is taken as context.Background().
 func ContextWithPriority(ctx context.Context, level int) context.Context {
 	if ctx == nil {

@@ -7,8 +7,11 @@ import "time"
 type clock interface {
 	now() time.Time
 	newTicker(d time.Duration) ticker
-	// afterFunc calls f on its own goroutine once d has passed.
-	afterFunc(d time.Duration, f func())
+	// afterFunc calls f on its own goroutine once d has passed. The stop
+	// function it returns cancels the call, as time.Timer.Stop does: it
+	// reports true if f will not be called, false if f has been called or
+	// is being called.
+	afterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
 type ticker interface {
@@ -22,7 +25,9 @@ func (systemClock) now() time.Time { return time.Now() }
 
 func (systemClock) newTicker(d time.Duration) ticker { return systemTicker{time.NewTicker(d)} }
 
-func (systemClock) afterFunc(d time.Duration, f func()) { time.AfterFunc(d, f) }
+func (systemClock) afterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
 
 type systemTicker struct{ t *time.Ticker }
 

@@ -42,16 +42,17 @@ func releaseWithin(timeout time.Duration, releaseContext func(context.Context) e
 // ctx.Err(). It is never returned.
 var errReleaseTimeout = errors.New("ants: release timeout")
 
-// waitZero waits until *n is 0 or ctx is done. mu guards *n and *done;
-// whoever brings *n to 0 closes *done if it is not nil, and sets it to nil
-// (see closeZero). waitZero makes the channel only when it has to wait.
+// waitZero waits until drained reports true or ctx is done. mu guards
+// what drained reads and *done; whoever makes drained true closes *done if
+// it is not nil, and sets it to nil (see closeZero). waitZero makes the
+// channel only when it has to wait, and calls drained with mu held.
 //
-// It returns nil once *n is 0. If ctx ends first it returns ErrTimeout for
-// releaseWithin's context and ctx.Err() for any other: the one place where
-// a release's deadline becomes ErrTimeout.
-func waitZero(ctx context.Context, mu sync.Locker, n *int, done *chan struct{}) error {
+// It returns nil once drained is true. If ctx ends first it returns
+// ErrTimeout for releaseWithin's context and ctx.Err() for any other: the
+// one place where a release's deadline becomes ErrTimeout.
+func waitZero(ctx context.Context, mu sync.Locker, drained func() bool, done *chan struct{}) error {
 	mu.Lock()
-	if *n == 0 {
+	if drained() {
 		mu.Unlock()
 		return nil
 	}
@@ -71,8 +72,8 @@ func waitZero(ctx context.Context, mu sync.Locker, n *int, done *chan struct{}) 
 	}
 }
 
-// closeZero wakes the waitZero calls waiting on *done, for a count that has
-// just reached 0. It requires the lock that guards *done held.
+// closeZero wakes the waitZero calls waiting on *done, for a state that
+// has just become drained. It requires the lock that guards *done held.
 func closeZero(done *chan struct{}) {
 	if *done != nil {
 		close(*done)

@@ -56,8 +56,9 @@ type Subpool struct {
 	// non-empty only while no slot is free (held >= capacity).
 	waitq waitQueue[struct{}]
 
-	// drained, when non-nil, is closed when held drops to 0: what
-	// ReleaseContext waits on (waitZero, closeZero).
+	// drained, when non-nil, is closed when the sub-pool drains
+	// (drainedLocked): what ReleaseContext and Pause wait on (waitZero,
+	// closeZero).
 	drained chan struct{}
 
 	// Counters for Stats. submitted counts a task when its slot is taken and
@@ -67,12 +68,16 @@ type Subpool struct {
 
 	// The gate (pace.go): while paused, or with no token, no caller takes a
 	// slot, and callers wait as in a full sub-pool. paceArmed is set while a
-	// timer is set to hand out slots when the next token is there; paceGen
-	// changes when SetRateLimit disowns that timer.
+	// timer is set to hand out slots when the next token is there, and
+	// paceStop stops it; paceGen changes when the timer is disowned
+	// (disownPaceLocked). timers counts the timers whose function will
+	// still run: the one armed, and those disowned too late to stop.
 	paused    bool
 	bucket    tokenBucket
 	paceArmed bool
 	paceGen   uint64
+	paceStop  func() bool
+	timers    int
 
 	// These are written only with mu held and may be read without it.
 	capacity   atomic.Int64 // -1 means no limit of its own
@@ -281,7 +286,18 @@ func (s *Subpool) finished(ok bool) {
 func (s *Subpool) putSlotLocked() {
 	s.held--
 	s.admitLocked()
-	if s.held == 0 {
+	s.noteDrainedLocked()
+}
+
+// drainedLocked reports whether the sub-pool is drained, the state
+// ReleaseContext and Pause wait for: no task holds a slot, and no timer of
+// the sub-pool is set or firing. It requires s.mu held.
+func (s *Subpool) drainedLocked() bool { return s.held == 0 && s.timers == 0 }
+
+// noteDrainedLocked wakes the calls waiting for the sub-pool to drain, if
+// it is drained. It requires s.mu held.
+func (s *Subpool) noteDrainedLocked() {
+	if s.drained != nil && s.drainedLocked() {
 		closeZero(&s.drained)
 	}
 }

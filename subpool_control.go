@@ -91,12 +91,15 @@ func (s *Subpool) close() bool {
 		w.state = waiterClosed
 		close(w.ready)
 	}
+	s.disownPaceLocked() // no caller is left to wait for a token
 	return true
 }
 
 // ReleaseTimeout is Release followed by a wait, at most timeout, until
 // every task that holds a slot has finished (or been refused by the
-// parent). It returns ErrTimeout if they did not finish in time and
+// parent), and the timer of the rate limit, if one was set, has been
+// stopped or has finished firing: the sub-pool then holds nothing. It
+// returns ErrTimeout if they did not finish in time and
 // ErrPoolClosed if the sub-pool was already closed.
 func (s *Subpool) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, s.ReleaseContext)
@@ -110,10 +113,10 @@ func (s *Subpool) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, s.close, s.waitDrained)
 }
 
-// waitDrained waits until no task holds a slot (held is 0), or ctx is done;
-// see waitZero.
+// waitDrained waits until the sub-pool is drained (drainedLocked), or ctx
+// is done; see waitZero.
 func (s *Subpool) waitDrained(ctx context.Context) error {
-	return waitZero(ctx, &s.mu, &s.held, &s.drained)
+	return waitZero(ctx, &s.mu, s.drainedLocked, &s.drained)
 }
 
 // Reboot reopens a released sub-pool; it does nothing to an open one, and
@@ -156,7 +159,9 @@ func (s *Subpool) Stats() Stats {
 // sub-pool stays paused either way. Callers wait for a slot as they do in a
 // full sub-pool, and TrySubmit is refused. Pausing a paused sub-pool only
 // waits; a nil ctx is context.Background(); Pause on a released sub-pool
-// returns nil at once and changes nothing.
+// returns nil at once and changes nothing. As for a Pool, a Resume or a
+// Release from another goroutine while Pause waits undoes the pause, and
+// Pause still returns nil once the sub-pool has drained.
 func (s *Subpool) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	s.mu.Lock()
@@ -166,6 +171,7 @@ func (s *Subpool) Pause(ctx context.Context) error {
 	}
 	s.paused = true
 	s.pausedFlag.Store(true)
+	s.disownPaceLocked() // Resume sets one if callers still wait
 	s.mu.Unlock()
 	return s.waitDrained(ctx)
 }
@@ -198,12 +204,7 @@ func (s *Subpool) SetRateLimit(perSecond float64, burst int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bucket.set(perSecond, burst, nanotime())
-	if s.paceArmed {
-		// The timer set is the old limit's: it does nothing when it fires
-		// (paceGen), and admitLocked sets one for the new limit.
-		s.paceArmed = false
-		s.paceGen++
-	}
+	s.disownPaceLocked() // the old limit's; admitLocked sets one for the new
 	s.admitLocked()
 	return nil
 }
@@ -237,22 +238,43 @@ func (s *Subpool) admitLocked() {
 func (s *Subpool) paceWaitingLocked() {
 	if s.waitq.blocked > 0 && s.slotFreeLocked() && !s.paused && s.bucket.on() && !s.paceArmed {
 		s.paceArmed = true
+		s.timers++
 		gen := s.paceGen
-		time.AfterFunc(s.bucket.wait(nanotime()), func() { s.paced(gen) })
+		s.paceStop = time.AfterFunc(s.bucket.wait(nanotime()), func() { s.paced(gen) }).Stop
 	}
 }
 
-// paced is the timer of paceWaitingLocked, of generation gen: it hands out
-// the slots the tokens now allow; a timer SetRateLimit disowned does
-// nothing.
-func (s *Subpool) paced(gen uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if gen != s.paceGen {
+// disownPaceLocked drops the timer set by paceWaitingLocked, if any: for a
+// new limit, a pause or Release. A timer it stops is forgotten at once; one
+// too late to stop is firing, and stays counted in timers until it has
+// found itself disowned (paceGen), so that a release never reports the
+// sub-pool drained while its timer's goroutine runs. It requires s.mu held.
+func (s *Subpool) disownPaceLocked() {
+	if !s.paceArmed {
 		return
 	}
 	s.paceArmed = false
-	s.admitLocked()
+	s.paceGen++
+	if s.paceStop() {
+		s.timers--
+		s.noteDrainedLocked()
+	}
+	s.paceStop = nil
+}
+
+// paced is the timer of paceWaitingLocked, of generation gen: it hands out
+// the slots the tokens now allow; a disowned timer does nothing. Either
+// way it counts itself out of timers.
+func (s *Subpool) paced(gen uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timers--
+	if gen == s.paceGen {
+		s.paceArmed = false
+		s.paceStop = nil
+		s.admitLocked()
+	}
+	s.noteDrainedLocked()
 }
 
 // slotFreeLocked reports whether a task may take a slot. It requires s.mu

@@ -30,7 +30,12 @@ import (
 // sub-pool on a Pool, all without a limit, so that the parent never makes a
 // caller wait and the model stays exact), byte 1 % 5 the sub-pool's size (0:
 // no limit), and each following pair of bytes is one operation and its
-// argument (see fs.step).
+// argument (see fs.step). Operation bytes from fzOpRate up to fzOpPace are
+// SetRateLimit and a ReleaseTimeout that a call races, as in FuzzPool: the
+// limits are slow (fzRate), so that no token comes back within an input
+// and the model keeps the tokens and the pace timer exactly, and every
+// ReleaseTimeout that returns nil is checked at once: every task accepted
+// has run, and no timer of the sub-pool is set.
 //
 // Tasks are instant, panicking, or gated: a gated task holds its slot until
 // an "unblock" operation opens its gate. SubmitContext carries a priority
@@ -68,6 +73,51 @@ type fsModel struct {
 	gated        []int     // ids of the gated tasks running, oldest first
 
 	submitted, completed, panicked, rejected uint64
+
+	// The rate limit: limited, the tokens left (none come back, fzRate) of
+	// at most burst, and whether the pace timer is set (it never fires).
+	limited       bool
+	tokens, burst int
+	armed         bool
+}
+
+// gateOpen reports whether a caller with a free slot may take it now.
+func (m *fsModel) gateOpen() bool { return !m.paused && (!m.limited || m.tokens > 0) }
+
+// spend takes the token of a caller that takes a slot.
+func (m *fsModel) spend() {
+	if m.limited {
+		m.tokens--
+	}
+}
+
+// slotFree reports whether a caller could take a slot.
+func (m *fsModel) slotFree() bool { return m.cap < 0 || m.held < m.cap }
+
+// noteArmed sets the pace timer if callers wait only for a token, as the
+// sub-pool does at every call that leaves them waiting; a timer once set
+// stays set until SetRateLimit, Pause or Release drops it.
+func (m *fsModel) noteArmed() {
+	if m.limited && !m.paused && len(m.waiters) > 0 && m.slotFree() {
+		m.armed = true
+	}
+}
+
+// setRate is SetRateLimit: see fzModel.setRate.
+func (m *fsModel) setRate(limit bool, burst int) {
+	switch {
+	case !limit:
+		m.limited, m.tokens = false, 0
+	case !m.limited:
+		m.limited, m.tokens = true, burst
+	default:
+		m.tokens = min(m.tokens, burst)
+	}
+	if limit {
+		m.burst = burst
+	}
+	m.armed = false
+	m.admit()
 }
 
 // take runs the task of a call that has just been given a slot and returns
@@ -75,6 +125,9 @@ type fsModel struct {
 func (m *fsModel) take(c *fzCall) error {
 	if m.parentClosed {
 		m.rejected++
+		if m.limited {
+			m.tokens = min(m.burst, m.tokens+1) // the token comes back
+		}
 		m.giveBack()
 		return ants.ErrPoolClosed
 	}
@@ -95,7 +148,8 @@ func (m *fsModel) take(c *fzCall) error {
 // giveBack returns one slot: to the first waiter if the limit allows,
 // otherwise to the sub-pool.
 func (m *fsModel) giveBack() {
-	if len(m.waiters) > 0 && (m.cap < 0 || m.held <= m.cap) && !m.paused {
+	if len(m.waiters) > 0 && (m.cap < 0 || m.held <= m.cap) && m.gateOpen() {
+		m.spend()
 		m.grant()
 		return
 	}
@@ -116,8 +170,9 @@ func (m *fsModel) submit(c *fzCall, try bool) bool {
 	case m.closed:
 		m.rejected++
 		c.want = ants.ErrPoolClosed
-	case len(m.waiters) == 0 && (m.cap < 0 || m.held < m.cap) && !m.paused:
+	case len(m.waiters) == 0 && m.slotFree() && m.gateOpen():
 		m.held++
+		m.spend()
 		c.want = m.take(c)
 	case try:
 		m.rejected++
@@ -141,8 +196,9 @@ func (m *fsModel) tune(size int) {
 // admit hands the free slots to the waiters, oldest first, unless the
 // sub-pool is paused.
 func (m *fsModel) admit() {
-	for !m.paused && (m.cap < 0 || m.held < m.cap) && len(m.waiters) > 0 {
+	for m.gateOpen() && m.slotFree() && len(m.waiters) > 0 {
 		m.held++
+		m.spend()
 		m.grant()
 	}
 }
@@ -155,6 +211,7 @@ func (m *fsModel) pause() error {
 		return nil
 	}
 	m.paused = true
+	m.armed = false
 	if m.held > 0 {
 		return context.Canceled
 	}
@@ -181,6 +238,7 @@ func (m *fsModel) release() bool {
 	}
 	m.waiters = nil
 	m.paused = false
+	m.armed = false
 	return true
 }
 
@@ -192,8 +250,10 @@ func (m *fsModel) free() int {
 }
 
 func (m *fsModel) String() string {
-	return fmt.Sprintf("cap %d held %d closed %v paused %v parentClosed %v waiting %d gated %v submitted %d completed %d panicked %d rejected %d",
-		m.cap, m.held, m.closed, m.paused, m.parentClosed, len(m.waiters), m.gated, m.submitted, m.completed, m.panicked, m.rejected)
+	return fmt.Sprintf("cap %d held %d closed %v paused %v parentClosed %v waiting %d gated %v submitted %d completed %d panicked %d rejected %d "+
+		"limited %v tokens %d burst %d armed %v",
+		m.cap, m.held, m.closed, m.paused, m.parentClosed, len(m.waiters), m.gated, m.submitted, m.completed, m.panicked, m.rejected,
+		m.limited, m.tokens, m.burst, m.armed)
 }
 
 // fs is one input's run.
@@ -308,6 +368,16 @@ const (
 func (f *fs) step(op, arg byte) {
 	f.t.Helper()
 	m := &f.m
+	if op >= fzOpRate && op < fzOpPace {
+		if op < fzOpRate+8 {
+			f.rate(arg)
+		} else {
+			f.racedRelease(arg)
+		}
+		m.noteArmed()
+		f.settle()
+		return
+	}
 	switch op % fsOpCount {
 	case fsOpSubmit, fsOpSubmitContext, fsOpTrySubmit:
 		f.submit(op%fsOpCount, fzTask(arg%3), int(arg/3))
@@ -403,7 +473,158 @@ func (f *fs) step(op, arg byte) {
 			f.fatalf("SubmitContext with a done context = %v, want context.Canceled", err)
 		}
 	}
+	m.noteArmed()
 	f.settle()
+}
+
+// rate is SetRateLimit with the limit fzRates[arg%8].
+func (f *fs) rate(arg byte) {
+	f.t.Helper()
+	r := fzRates[arg%8]
+	err := f.s.SetRateLimit(r.perSecond, r.burst)
+	f.logf("SetRateLimit(%v, %d) -> %v", r.perSecond, r.burst, err)
+	if err != nil {
+		f.fatalf("SetRateLimit(%v, %d) = %v", r.perSecond, r.burst, err)
+	}
+	f.m.setRate(fzLimits(r.perSecond), r.burst)
+}
+
+// fsPartners are the calls a raced release of the sub-pool meets, by
+// argument, as fzPartners for FuzzPool: what each does to the sub-pool
+// and to the model, and the error it returns.
+var fsPartners = [8]func(arg byte) (string, func(s *ants.Subpool) error, func(m *fsModel) error){
+	func(byte) (string, func(*ants.Subpool) error, func(*fsModel) error) {
+		return "Stats", func(s *ants.Subpool) error { _ = s.Stats(); return nil }, func(*fsModel) error { return nil }
+	},
+	func(byte) (string, func(*ants.Subpool) error, func(*fsModel) error) {
+		return "SetRateLimit(0, 0)", func(s *ants.Subpool) error { return s.SetRateLimit(0, 0) },
+			func(m *fsModel) error { m.setRate(false, 0); return nil }
+	},
+	func(arg byte) (string, func(*ants.Subpool) error, func(*fsModel) error) {
+		r := fzRates[2+(arg>>3)%6]
+		return fmt.Sprintf("SetRateLimit(%v, %d)", r.perSecond, r.burst),
+			func(s *ants.Subpool) error { return s.SetRateLimit(r.perSecond, r.burst) },
+			func(m *fsModel) error { m.setRate(true, r.burst); return nil }
+	},
+	func(arg byte) (string, func(*ants.Subpool) error, func(*fsModel) error) {
+		n := 1 + int(arg>>3)%4
+		return fmt.Sprintf("Tune(%d)", n), func(s *ants.Subpool) error { s.Tune(n); return nil },
+			func(m *fsModel) error { m.tune(n); return nil }
+	},
+	func(byte) (string, func(*ants.Subpool) error, func(*fsModel) error) {
+		return "Resume()", func(s *ants.Subpool) error { s.Resume(); return nil },
+			func(m *fsModel) error { m.resume(); return nil }
+	},
+	func(byte) (string, func(*ants.Subpool) error, func(*fsModel) error) {
+		return "Pause(a done context)", func(s *ants.Subpool) error { return s.Pause(cancelledContext()) },
+			func(m *fsModel) error { return m.pause() }
+	},
+	func(byte) (string, func(*ants.Subpool) error, func(*fsModel) error) {
+		return "Reboot()", func(s *ants.Subpool) error { s.Reboot(); return nil },
+			func(m *fsModel) error { m.closed = false; return nil }
+	},
+	func(byte) (string, func(*ants.Subpool) error, func(*fsModel) error) {
+		return "Release()", func(s *ants.Subpool) error { s.Release(); return nil },
+			func(m *fsModel) error { m.release(); return nil }
+	},
+}
+
+// fsReleased is what a release of the sub-pool returned, and the runs of
+// the tasks and its timers as it returned.
+type fsReleased struct {
+	err    error
+	runs   [fzMaxIDs]int32
+	timers int
+}
+
+// releaseNow makes a release on a new goroutine and returns its outcome.
+func (f *fs) releaseNow(release func() error) chan fsReleased {
+	res := make(chan fsReleased, 1)
+	go func() {
+		var out fsReleased
+		out.err = release()
+		for id := range out.runs {
+			out.runs[id] = f.runs[id].Load()
+		}
+		out.timers = f.s.PaceTimers()
+		res <- out
+	}()
+	return res
+}
+
+// awaitReleased returns the outcome of a release, which must come within
+// 2 fzBound.
+func (f *fs) awaitReleased(res chan fsReleased) fsReleased {
+	f.t.Helper()
+	select {
+	case out := <-res:
+		return out
+	case <-time.After(2 * fzBound):
+		f.fatalf("a release has not returned after %v", 2*fzBound)
+		return fsReleased{}
+	}
+}
+
+// checkNilRelease checks what a release that returned nil found: every
+// task the sub-pool accepted had run, once, and no timer of it was set.
+func (f *fs) checkNilRelease(out fsReleased) {
+	f.t.Helper()
+	if out.timers != 0 {
+		f.fatalf("a release returned nil with %d timers of the sub-pool set", out.timers)
+	}
+	for _, c := range f.calls {
+		if c.wanted && c.want == nil && out.runs[c.id] != 1 {
+			f.fatalf("a release returned nil when accepted task %d had run %d times", c.id, out.runs[c.id])
+		}
+	}
+}
+
+// racedRelease is ReleaseTimeout raced by the call fsPartners[arg%8]
+// makes while the release waits: nil, within fzBound, if no gated task
+// holds a slot once the call is made, else ErrTimeout within 20 ms
+// (instant and panicking tasks are over at rest); a nil is checked at once
+// (checkNilRelease).
+func (f *fs) racedRelease(arg byte) {
+	f.t.Helper()
+	m := &f.m
+	name, call, model := fsPartners[arg%8](arg)
+	wasOpen := m.release()
+	var want error
+	d := fzBound
+	switch {
+	case !wasOpen:
+		want, d = ants.ErrPoolClosed, time.Millisecond
+	case len(m.gated) > 0:
+		want, d = ants.ErrTimeout, 20*time.Millisecond
+	}
+	f.logf("ReleaseTimeout(%v) raced by %s: want %v", d, name, want)
+	res := f.releaseNow(func() error { return f.s.ReleaseTimeout(d) })
+	var out fsReleased
+	if wasOpen {
+		deadline := time.Now().Add(fzBound)
+		for len(res) == 0 && !f.s.ReleaseWaiting() {
+			if time.Now().After(deadline) {
+				f.fatalf("ReleaseTimeout neither returned nor waits")
+			}
+			runtime.Gosched()
+		}
+	} else {
+		out = f.awaitReleased(res) // at once, before the call can reopen the sub-pool
+	}
+	f.settle()
+	wantCall := model(m)
+	if err := call(f.s); err != wantCall {
+		f.fatalf("%s = %v, want %v", name, err, wantCall)
+	}
+	if wasOpen {
+		out = f.awaitReleased(res)
+	}
+	if out.err != want {
+		f.fatalf("ReleaseTimeout(%v) raced by %s = %v, want %v", d, name, out.err, want)
+	}
+	if out.err == nil {
+		f.checkNilRelease(out)
+	}
 }
 
 // submit starts a submit call of a new task of kind k on its own goroutine;
@@ -459,10 +680,13 @@ func (f *fs) release(variant byte) {
 		case len(m.gated) > 0:
 			want = ants.ErrTimeout
 		}
-		err := f.s.ReleaseTimeout(time.Millisecond)
-		f.logf("ReleaseTimeout(1ms) -> %v", err)
-		if err != want {
-			f.fatalf("ReleaseTimeout(1ms) = %v, want %v", err, want)
+		out := f.awaitReleased(f.releaseNow(func() error { return f.s.ReleaseTimeout(time.Millisecond) }))
+		f.logf("ReleaseTimeout(1ms) -> %v", out.err)
+		if out.err != want {
+			f.fatalf("ReleaseTimeout(1ms) = %v, want %v", out.err, want)
+		}
+		if out.err == nil {
+			f.checkNilRelease(out)
 		}
 	}
 }
@@ -524,6 +748,11 @@ func (f *fs) mismatch() string {
 	check("IsClosed()", f.s.IsClosed(), m.closed)
 	check("Paused()", f.s.Paused(), m.paused)
 	check("panics the PanicHandler saw", uint64(f.handled.Load()), m.panicked)
+	armed := 0
+	if m.armed {
+		armed = 1
+	}
+	check("PaceTimers()", f.s.PaceTimers(), armed)
 	return strings.Join(diffs, "; ")
 }
 

@@ -386,12 +386,13 @@ func (p *poolCore[T]) countOut() {
 	p.lock.Unlock()
 }
 
-// countOutLocked counts one pool goroutine out of live, which
-// ReleaseTimeout waits on. It requires p.lock held.
+// countOutLocked counts one pool goroutine, or a pace timer, out of live,
+// and wakes the releases waiting if that drained the pool. It requires
+// p.lock held.
 func (p *poolCore[T]) countOutLocked() {
 	p.live--
 	if p.live == 0 {
-		closeZero(&p.allExited)
+		p.noteDrainedLocked()
 	}
 }
 

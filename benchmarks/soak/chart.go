@@ -45,7 +45,10 @@ type panelKind struct {
 }
 
 var panelKinds = []panelKind{
-	{"latency of accepted requests", "ms", func(*report) []series {
+	{"latency of accepted requests", "ms", func(r *report) []series {
+		if len(r.Levels) > 0 {
+			return levelSeries(len(r.Levels))
+		}
 		return []series{
 			{"max", colorD, false, func(s second) float64 { return s.Maxms }, true},
 			{"p99", colorA, false, func(s second) float64 { return s.P99ms }, false},
@@ -70,7 +73,14 @@ var panelKinds = []panelKind{
 			{"heap objects", colorB, false, func(s second) float64 { return s.HeapMiB }, false},
 		}
 	}},
-	{"goroutines", "", func(*report) []series {
+	{"goroutines", "", func(r *report) []series {
+		if len(r.Levels) > 0 {
+			return []series{
+				{"goroutines", colorC, false, func(s second) float64 { return float64(s.Goroutines) }, false},
+				{"pool workers", colorD, false, func(s second) float64 { return float64(s.Running) }, false},
+				{"paused (as 100)", colorA, true, func(s second) float64 { return 100 * float64(boolInt(s.Paused)) }, true},
+			}
+		}
 		return []series{
 			{"goroutines", colorC, false, func(s second) float64 { return float64(s.Goroutines) }, false},
 			{"pool workers", colorD, false, func(s second) float64 { return float64(s.Running) }, false},
@@ -161,4 +171,21 @@ func points(ss []second, bucket int, s series) plotter.XYs {
 		xys = append(xys, plotter.XY{X: float64(b[len(b)-1].T), Y: y})
 	}
 	return xys
+}
+
+// levelSeries is the latency panel of a run with priority levels: the
+// p99 of each level, the highest level first, and the p50 of all.
+func levelSeries(levels int) []series {
+	colors := []color.Color{colorA, colorC, colorB, colorD}
+	var ss []series
+	for l := levels - 1; l >= 0; l-- {
+		ss = append(ss, series{fmt.Sprintf("p99, priority %d", l), colors[(levels-1-l)%len(colors)], false,
+			func(s second) float64 {
+				if l < len(s.LevelP99ms) {
+					return s.LevelP99ms[l]
+				}
+				return 0
+			}, false})
+	}
+	return append(ss, series{"p50, all", colorD, true, func(s second) float64 { return s.P50ms }, false})
 }

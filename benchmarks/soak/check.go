@@ -76,6 +76,22 @@ func evaluate(rep *report) bool {
 			Detail: fmt.Sprintf("%d scrapes, %d failed", rep.Scrapes, rep.ScrapeErrors),
 		},
 	}
+	if rep.FinalRelease.Done || rep.Config.Variant == everyFeature {
+		f := rep.FinalRelease
+		checks = append(checks,
+			check{
+				Name: "ReleaseTimeout at the end returned nil with every accepted task run",
+				OK:   f.ok(),
+				Detail: fmt.Sprintf("returned %q; %d tasks accepted, %d finished when it returned",
+					f.Err, f.Accepted, f.Finished),
+			},
+			check{
+				Name: "every side-pool release that returned nil had run every accepted task",
+				OK:   rep.SideBroken == 0,
+				Detail: fmt.Sprintf("%d returned nil too early; %d Pause/Resume windows, %d rate-limit changes",
+					rep.SideBroken, rep.Pauses, rep.RateChanges),
+			})
+	}
 	rep.Checks = checks
 	ok := true
 	for _, c := range checks {

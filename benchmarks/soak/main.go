@@ -10,6 +10,15 @@
 //	go run ./soak -duration 10m -variants e62cffed/ants   # one long run
 //	go run ./soak -duration 2h -rate 2000 -pool 32        # hours, flags for all of it
 //
+// The every-feature variant runs the same service with every feature of
+// the pool on at once: requests at priority levels that wait for a worker
+// and are shed past MaxBlockingTasks, a maintenance window (Pause, Resume)
+// every few minutes, the rate limit changed, the tuner, a rate-limited side
+// pool whose releases race a new limit, and a ReleaseTimeout at the end
+// whose nil is checked against the tasks the pool accepted:
+//
+//	go run ./soak -variants 'e62cffed/ants every feature' -duration 60m -rate 300 -pool 8
+//
 // Each variant (e62cffed/ants, ants v2.12.1, goroutine-per-request) runs
 // in a child process of its own, one after the other, so one's heap and
 // RSS never reach another's figures. The load generator runs in the same
@@ -49,6 +58,10 @@ func defaults() config {
 		SideSize:   4,
 		Workers:    128,
 		Timeout:    10 * time.Second,
+		Levels:     3,
+		PauseEvery: 3 * time.Minute,
+		PauseFor:   2 * time.Second,
+		RateEvery:  20 * time.Second,
 	}
 }
 
@@ -64,11 +77,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg := defaults()
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var names []string
+	var names, all []string
 	for _, v := range variants {
-		names = append(names, v.name)
+		all = append(all, v.name)
+		if v.name != everyFeature {
+			names = append(names, v.name)
+		}
 	}
-	list := fs.String("variants", strings.Join(names, ","), "comma-separated variants: "+strings.Join(names, ","))
+	list := fs.String("variants", strings.Join(names, ","), "comma-separated variants: "+strings.Join(all, ","))
 	child := fs.String("child", "", "internal: run this one variant and print its report as JSON")
 	svg := fs.String("svg", "soak.svg", "where to write the chart; empty for none")
 	jsonOut := fs.String("json", "", "where to write every report as JSON; empty for none")
@@ -84,6 +100,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.SideSize, "side", cfg.SideSize, "side pool size")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "vegeta workers (fixed)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "client timeout of a request")
+	fs.IntVar(&cfg.Levels, "levels", cfg.Levels, "every-feature variant: priority levels of the requests")
+	fs.DurationVar(&cfg.PauseEvery, "pause-every", cfg.PauseEvery, "every-feature variant: a maintenance window (Pause, Resume) this often")
+	fs.DurationVar(&cfg.PauseFor, "pause-for", cfg.PauseFor, "every-feature variant: how long the pool stays paused")
+	fs.DurationVar(&cfg.RateEvery, "rate-every", cfg.RateEvery, "every-feature variant: SetRateLimit this often")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -91,7 +111,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		cfg.WarmUp = min(cfg.Duration/5, time.Minute)
 	}
 	if cfg.Duration < 10*time.Second || cfg.Rate < 1 || cfg.PoolSize < 1 || cfg.Work <= 0 || cfg.Workers < 1 ||
-		cfg.TuneEvery <= 0 || cfg.ChurnEvery <= 0 || cfg.SideSize < 1 || cfg.Timeout <= 0 {
+		cfg.TuneEvery <= 0 || cfg.ChurnEvery <= 0 || cfg.SideSize < 1 || cfg.Timeout <= 0 ||
+		cfg.Levels < 1 || cfg.PauseEvery <= 0 || cfg.PauseFor <= 0 || cfg.RateEvery <= 0 {
 		return errors.New("-duration must be at least 10s, and every other number positive")
 	}
 
@@ -194,7 +215,9 @@ func runInChild(cfg config, stderr io.Writer) (*report, error) {
 		"-duration", cfg.Duration.String(), "-warmup", cfg.WarmUp.String(),
 		"-rate", fmt.Sprint(cfg.Rate), "-pool", fmt.Sprint(cfg.PoolSize), "-queue", fmt.Sprint(cfg.Queue),
 		"-work", cfg.Work.String(), "-tune-every", cfg.TuneEvery.String(), "-churn-every", cfg.ChurnEvery.String(),
-		"-side", fmt.Sprint(cfg.SideSize), "-workers", fmt.Sprint(cfg.Workers), "-timeout", cfg.Timeout.String())
+		"-side", fmt.Sprint(cfg.SideSize), "-workers", fmt.Sprint(cfg.Workers), "-timeout", cfg.Timeout.String(),
+		"-levels", fmt.Sprint(cfg.Levels), "-pause-every", cfg.PauseEvery.String(), "-pause-for", cfg.PauseFor.String(),
+		"-rate-every", cfg.RateEvery.String())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, stderr
 	if err := cmd.Run(); err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -294,4 +296,66 @@ func TestFlags(t *testing.T) {
 			t.Errorf("run(%q) returned nil", args)
 		}
 	}
+}
+
+func TestEveryFeatureParts(t *testing.T) {
+	t.Run("levels", func(t *testing.T) {
+		counts := make([]int, 3)
+		for id := uint64(1); id <= 300; id++ {
+			counts[levelOf(id, 3)]++
+		}
+		if counts[0] != 100 || counts[1] != 100 || counts[2] != 100 {
+			t.Fatalf("levelOf spreads 300 ids as %v; want 100 each", counts)
+		}
+		var got int
+		h := withLevels(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			got = ants.PriorityFromContext(r.Context())
+		}), 3)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/work/wait?id=5", nil))
+		if got != 2 {
+			t.Fatalf("request 5 has priority %d; want 2", got)
+		}
+	})
+	t.Run("the release at the end", func(t *testing.T) {
+		p, err := ants.NewPool(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &counted{featurePool: p}
+		gate := make(chan struct{})
+		for range 2 {
+			if err := c.SubmitContext(context.Background(), func() { <-gate }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		if err := c.ReleaseContext(ctx); !errors.Is(err, ants.ErrTimeout) || c.final.ok() {
+			t.Fatalf("a release that timed out: %v, %+v ok %v", err, c.final, c.final.ok())
+		}
+		close(gate)
+		p.Reboot()
+		if err := c.SubmitContext(context.Background(), func() {}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ReleaseContext(context.Background()); err != nil || !c.final.ok() || c.final.Accepted != 3 {
+			t.Fatalf("the release: %v, %+v", err, c.final)
+		}
+	})
+	t.Run("checks", func(t *testing.T) {
+		rep := flatReport()
+		rep.Config.Variant = everyFeature
+		rep.FinalRelease = finalRelease{Accepted: 10, Finished: 10, Done: true}
+		if !evaluate(rep) || len(rep.Checks) != 9 {
+			t.Fatalf("a clean every-feature run: %+v", rep.Checks)
+		}
+		rep.FinalRelease.Finished = 9
+		rep.SideBroken = 1
+		evaluate(rep)
+		for _, c := range rep.Checks[7:] {
+			if c.OK {
+				t.Errorf("spoiled, yet %q passed", c.Name)
+			}
+		}
+	})
 }

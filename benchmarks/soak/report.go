@@ -53,6 +53,30 @@ func writeReport(w io.Writer, reports []*report) {
 		return fmt.Sprintf("%.0f → %.0f (%.0f)", r.Warm.Goroutines, r.End.Goroutines, r.Peak.Goroutines)
 	})
 	row("Tunes / side-pool release+reboot cycles", func(r *report) string { return fmt.Sprintf("%d / %d", r.Tunes, r.SideCycles) })
+	levels := 0
+	for _, r := range reports {
+		levels = max(levels, len(r.Levels))
+	}
+	for l := 0; l < levels; l++ {
+		row(fmt.Sprintf("priority %d: accepted, p50 / p99 ms", l), func(r *report) string {
+			if l >= len(r.Levels) {
+				return "-"
+			}
+			return fmt.Sprintf("%d, %.1f / %.1f", r.Levels[l].N, r.Levels[l].P50ms, r.Levels[l].P99ms)
+		})
+	}
+	if levels > 0 {
+		row("Pause/Resume windows / SetRateLimit changes", func(r *report) string {
+			return fmt.Sprintf("%d / %d", r.Pauses, r.RateChanges)
+		})
+		row("ReleaseTimeout at the end: accepted = finished", func(r *report) string {
+			f := r.FinalRelease
+			if !f.Done {
+				return "-"
+			}
+			return fmt.Sprintf("%q: %d = %d", f.Err, f.Accepted, f.Finished)
+		})
+	}
 	row("goroutines left after shutdown", func(r *report) string { return fmt.Sprintf("%d", r.LeftoverGoroutines) })
 	row("checks", func(r *report) string {
 		var failed []string

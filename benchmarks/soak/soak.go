@@ -37,6 +37,12 @@ type config struct {
 	SideSize   int           `json:"side_size"`   // side pool size
 	Workers    int           `json:"workers"`     // vegeta's workers: fixed, so its goroutines do not drift
 	Timeout    time.Duration `json:"timeout"`     // a request's client-side limit
+
+	// The every-feature variant's (features.go); the others ignore them.
+	Levels     int           `json:"levels,omitempty"`      // priority levels of the requests
+	PauseEvery time.Duration `json:"pause_every,omitempty"` // a maintenance window (Pause, Resume) this often
+	PauseFor   time.Duration `json:"pause_for,omitempty"`   // for this long
+	RateEvery  time.Duration `json:"rate_every,omitempty"`  // SetRateLimit this often
 }
 
 // capacity is the requests per second a pool of size workers can serve.
@@ -50,20 +56,22 @@ func (c config) tuneSizes() []int {
 // second is what one second of the soak looked like: the answers read in
 // it and a sample taken at its end.
 type second struct {
-	T          int     `json:"t"` // seconds since the attack began
-	Accepted   int     `json:"accepted"`
-	Shed       int     `json:"shed"`
-	Errors     int     `json:"errors"`
-	P50ms      float64 `json:"p50_ms"` // of the accepted answers read in this second
-	P99ms      float64 `json:"p99_ms"`
-	Maxms      float64 `json:"max_ms"`
-	ShedP99ms  float64 `json:"shed_p99_ms"`
-	RSSMiB     float64 `json:"rss_mib"`
-	HeapMiB    float64 `json:"heap_mib"`
-	Goroutines int     `json:"goroutines"`
-	Cap        int     `json:"cap"` // the work pool's Stats at the sample
-	Running    int     `json:"running"`
-	Queued     int     `json:"queued"`
+	T          int       `json:"t"` // seconds since the attack began
+	Accepted   int       `json:"accepted"`
+	Shed       int       `json:"shed"`
+	Errors     int       `json:"errors"`
+	P50ms      float64   `json:"p50_ms"` // of the accepted answers read in this second
+	P99ms      float64   `json:"p99_ms"`
+	Maxms      float64   `json:"max_ms"`
+	ShedP99ms  float64   `json:"shed_p99_ms"`
+	LevelP99ms []float64 `json:"level_p99_ms,omitempty"` // of the accepted answers of each priority level
+	Paused     bool      `json:"paused,omitempty"`       // the work pool, at the sample
+	RSSMiB     float64   `json:"rss_mib"`
+	HeapMiB    float64   `json:"heap_mib"`
+	Goroutines int       `json:"goroutines"`
+	Cap        int       `json:"cap"` // the work pool's Stats at the sample
+	Running    int       `json:"running"`
+	Queued     int       `json:"queued"`
 }
 
 // latencies summarises a set of latencies, in milliseconds.
@@ -100,6 +108,12 @@ type report struct {
 	Errors    int       `json:"errors"`   // anything else
 	ErrorText []string  `json:"error_text,omitempty"`
 
+	Levels       []latencies  `json:"levels,omitempty"` // accepted, per priority level
+	Pauses       int          `json:"pauses,omitempty"`
+	RateChanges  int          `json:"rate_changes,omitempty"`
+	SideBroken   int          `json:"side_broken,omitempty"` // side-pool releases that returned nil before every accepted task ran
+	FinalRelease finalRelease `json:"final_release"`         // the every-feature variant's release at the end
+
 	Tunes        int `json:"tunes"`
 	SideCycles   int `json:"side_cycles"`
 	SideAccepted int `json:"side_accepted"` // side-pool submits that returned nil
@@ -129,6 +143,11 @@ func soak(cfg config, progress func(t int, s second)) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var feat *counted // the every-feature variant's work pool, counted
+	if v.features {
+		feat = &counted{featurePool: work.(featurePool)}
+		work = feat
+	}
 	var side sidePool
 	if v.newSide != nil {
 		if side, err = v.newSide(cfg.SideSize); err != nil {
@@ -143,7 +162,7 @@ func soak(cfg config, progress func(t int, s second)) (*report, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(antsprom.NewCollector("work", work))
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := service.NewHandler(service.Config{
+	var h http.Handler = service.NewHandler(service.Config{
 		Pool: work,
 		Work: func(ctx context.Context, id string) {
 			led.ran(id)
@@ -152,6 +171,10 @@ func soak(cfg config, progress func(t int, s second)) (*report, error) {
 		Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		Logger:  quiet,
 	})
+	path := "/work"
+	if feat != nil {
+		h, path = withLevels(h, cfg.Levels), "/work/wait"
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		_ = work.ReleaseContext(context.Background())
@@ -168,14 +191,22 @@ func soak(cfg config, progress func(t int, s second)) (*report, error) {
 	bgCtx, stopBackground := context.WithCancel(context.Background())
 	var bg sync.WaitGroup
 	var tunes, cycles, sideAccepted atomic.Int64
-	var sideRan atomic.Int64
+	var sideRan, pauses, rateChanges, sideBroken atomic.Int64
 	if v.tunes {
 		bg.Add(1)
 		go func() { defer bg.Done(); tune(bgCtx, cfg, work, &tunes) }() // exits at stopBackground
 	}
 	if side != nil {
 		bg.Add(1)
-		go func() { defer bg.Done(); churn(bgCtx, cfg, side, &cycles, &sideAccepted, &sideRan) }() // exits at stopBackground
+		go func() { // exits at stopBackground
+			defer bg.Done()
+			churn(bgCtx, cfg, side, &cycles, &sideAccepted, &sideRan, &sideBroken)
+		}()
+	}
+	if feat != nil {
+		bg.Add(2)
+		go func() { defer bg.Done(); maintain(bgCtx, cfg, feat, &pauses) }()  // exits at stopBackground
+		go func() { defer bg.Done(); pace(bgCtx, cfg, feat, &rateChanges) }() // exits at stopBackground
 	}
 
 	// The load: vegeta at a constant rate, each request with its own id.
@@ -193,14 +224,14 @@ func soak(cfg config, progress func(t int, s second)) (*report, error) {
 	var nextID atomic.Uint64
 	targeter := func(t *vegeta.Target) error {
 		t.Method = http.MethodGet
-		t.URL = base + "/work?id=" + strconv.FormatUint(nextID.Add(1), 10)
+		t.URL = base + path + "?id=" + strconv.FormatUint(nextID.Add(1), 10)
 		return nil
 	}
 	attacker := vegeta.NewAttacker(vegeta.Client(client),
 		vegeta.Workers(uint64(cfg.Workers)), vegeta.MaxWorkers(uint64(cfg.Workers)))
 	results := attacker.Attack(targeter, vegeta.ConstantPacer{Freq: cfg.Rate, Per: time.Second}, cfg.Duration, cfg.Variant)
 
-	collect(rep, results, led, work, client, base, progress)
+	collect(rep, results, led, work, client, base, cfg.Levels*boolInt(feat != nil), progress)
 
 	stopBackground()
 	bg.Wait()
@@ -220,6 +251,10 @@ func soak(cfg config, progress func(t int, s second)) (*report, error) {
 	rep.LeftoverGoroutines = settle(baseline)
 	rep.Tunes, rep.SideCycles = int(tunes.Load()), int(cycles.Load())
 	rep.SideAccepted, rep.SideRan = int(sideAccepted.Load()), int(sideRan.Load())
+	rep.Pauses, rep.RateChanges, rep.SideBroken = int(pauses.Load()), int(rateChanges.Load()), int(sideBroken.Load())
+	if feat != nil {
+		rep.FinalRelease = feat.final
+	}
 	rep.Violations = led.finish()
 	levels(rep)
 	return rep, nil
@@ -228,10 +263,14 @@ func soak(cfg config, progress func(t int, s second)) (*report, error) {
 // collect reads every result until the attack ends, checks each against
 // the ledger, and closes a second of figures at every tick. It keeps the
 // latencies of the current second only, so its memory stays flat.
-func collect(rep *report, results <-chan *vegeta.Result, led *ledger, work workPool, client *http.Client, base string, progress func(int, second)) {
+// With levels > 0 it keeps the latencies of each priority level too.
+func collect(rep *report, results <-chan *vegeta.Result, led *ledger, work workPool, client *http.Client, base string,
+	levels int, progress func(int, second)) {
 	var accepted, shed vegeta.Metrics
+	perLevel := make(levelMetrics, levels)
 	var cur second
-	var lat, shedLat []float64 // this second's, in ms; reused
+	var lat, shedLat []float64            // this second's, in ms; reused
+	levelLat := make([][]float64, levels) // this second's, per level
 	mem := newMemSampler()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -255,6 +294,11 @@ func collect(rep *report, results <-chan *vegeta.Result, led *ledger, work workP
 				accepted.Add(r)
 				cur.Accepted++
 				lat = append(lat, ms(r.Latency))
+				if levels > 0 {
+					perLevel.add(id, r)
+					l := levelOf(id, levels)
+					levelLat[l] = append(levelLat[l], ms(r.Latency))
+				}
 			case r.Code == http.StatusServiceUnavailable:
 				led.answered(id, false)
 				shed.Add(r)
@@ -275,7 +319,12 @@ func collect(rep *report, results <-chan *vegeta.Result, led *ledger, work workP
 			heap, g, rss := mem.read()
 			cur.HeapMiB, cur.Goroutines, cur.RSSMiB = mib(heap), g, mib(rss)
 			s := work.Stats()
-			cur.Cap, cur.Running, cur.Queued = s.Cap, s.Running, s.Queued
+			cur.Cap, cur.Running, cur.Queued, cur.Paused = s.Cap, s.Running, s.Queued, s.Paused
+			for i := range levelLat {
+				_, p99, _ := quantiles(levelLat[i])
+				cur.LevelP99ms = append(cur.LevelP99ms, p99)
+				levelLat[i] = levelLat[i][:0]
+			}
 			rep.Seconds = append(rep.Seconds, cur)
 			if progress != nil {
 				progress(cur.T, cur)
@@ -291,6 +340,14 @@ func collect(rep *report, results <-chan *vegeta.Result, led *ledger, work workP
 	}
 	// The answers read after the last tick are in the totals only.
 	rep.Accepted, rep.Shed = summarize(&accepted), summarize(&shed)
+	rep.Levels = perLevel.summaries()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // scrape reads /metrics as Prometheus would and reports whether it got the
@@ -346,8 +403,10 @@ func tune(ctx context.Context, cfg config, p workPool, n *atomic.Int64) {
 
 // churn, every cfg.ChurnEvery, gives the side pool a few short tasks, then
 // releases it, alternately without waiting (Release) and waiting for its
-// workers (ReleaseContext), and reboots it.
-func churn(ctx context.Context, cfg config, p sidePool, cycles, accepted, ran *atomic.Int64) {
+// workers (ReleaseContext), and reboots it. A side pool with a rate limit
+// gets a new one during each wait (releaseRaced), and broken counts the
+// waits that returned nil before every accepted task had run.
+func churn(ctx context.Context, cfg config, p sidePool, cycles, accepted, ran, broken *atomic.Int64) {
 	t := time.NewTicker(cfg.ChurnEvery)
 	defer t.Stop()
 	for i := 0; ; i++ {
@@ -361,9 +420,15 @@ func churn(ctx context.Context, cfg config, p sidePool, cycles, accepted, ran *a
 				accepted.Add(1)
 			}
 		}
-		if i%2 == 0 {
+		fs, raced := p.(featureSide)
+		switch {
+		case i%2 == 0:
 			p.Release()
-		} else {
+		case raced:
+			if !releaseRaced(ctx, fs, cfg.SideSize, i/2, accepted, ran) {
+				broken.Add(1)
+			}
+		default:
 			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			_ = p.ReleaseContext(rctx)
 			cancel()

@@ -50,3 +50,39 @@ func TestSoak(t *testing.T) {
 		t.Errorf("the soak did not do what it is for: %d shed, %d tunes, %d side-pool cycles", rep.Shed.N, rep.Tunes, rep.SideCycles)
 	}
 }
+
+// TestSoakEveryFeature is TestSoak for the every-feature variant, with its
+// periods shortened to fit: requests at three priority levels, a
+// maintenance window of a second every 6 s, a new rate limit every 3 s,
+// the tuner, the side pool's releases raced by a new limit, and the
+// ReleaseTimeout at the end checked against the tasks accepted.
+func TestSoakEveryFeature(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the soak takes about 25 s; CI runs it in a step of its own")
+	}
+	cfg := testConfig()
+	cfg.Variant = everyFeature
+	cfg.Levels, cfg.PauseEvery, cfg.PauseFor, cfg.RateEvery = 3, 6*time.Second, time.Second, 3*time.Second
+	rep, err := soak(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := evaluate(rep)
+	var b strings.Builder
+	writeReport(&b, []*report{rep})
+	t.Log("\n" + b.String())
+	if !ok {
+		t.Error("a check failed; see the report above")
+	}
+	if rep.Shed.N == 0 || rep.Tunes == 0 || rep.SideCycles == 0 || rep.Pauses == 0 || rep.RateChanges == 0 ||
+		!rep.FinalRelease.Done || len(rep.Levels) != 3 {
+		t.Errorf("the soak did not do what it is for: %d shed, %d tunes, %d side-pool cycles, %d pauses, "+
+			"%d rate changes, final release %+v, %d levels",
+			rep.Shed.N, rep.Tunes, rep.SideCycles, rep.Pauses, rep.RateChanges, rep.FinalRelease, len(rep.Levels))
+	}
+	for l, lat := range rep.Levels {
+		if lat.N == 0 {
+			t.Errorf("no request of priority %d was accepted", l)
+		}
+	}
+}

@@ -40,8 +40,9 @@ type variant struct {
 	// of queue where the variant has one.
 	newWork func(size, queue int) (workPool, error)
 	// newSide returns the side pool, or nil where the variant has none.
-	newSide func(size int) (sidePool, error)
-	tunes   bool // whether Tune changes anything
+	newSide  func(size int) (sidePool, error)
+	tunes    bool // whether Tune changes anything
+	features bool // priorities, pause, rate limits and the checked release (features.go)
 }
 
 // variants are the three the soak compares.
@@ -54,6 +55,19 @@ var variants = []variant{
 		},
 		newSide: func(size int) (sidePool, error) { return ants.NewPool(size) },
 		tunes:   true,
+	},
+	{
+		name: everyFeature,
+		note: "SubmitContext at -levels priority levels, shed past MaxBlockingTasks of -queue; " +
+			"Pause/Resume, SetRateLimit, a rate-limited side pool, ReleaseTimeout checked at the end",
+		newWork: func(size, queue int) (workPool, error) {
+			return ants.NewPool(size, ants.WithQueueSize(queue), ants.WithMaxBlockingTasks(max(1, queue)))
+		},
+		newSide: func(size int) (sidePool, error) {
+			return ants.NewPool(size, ants.WithQueueSize(2*size), ants.WithRateLimit(sideRate(size), 1))
+		},
+		tunes:    true,
+		features: true,
 	},
 	{
 		name: "ants v2.12.1",
@@ -82,6 +96,10 @@ var variants = []variant{
 		},
 	},
 }
+
+// everyFeature is the variant that runs every feature at once; the default
+// run leaves it out (-variants names it).
+const everyFeature = "e62cffed/ants every feature"
 
 // findVariant returns the variant called name, or an error listing them.
 func findVariant(name string) (variant, error) {
