@@ -50,7 +50,8 @@ import (
 //
 // An AdaptiveCapacity is a plain value: the pool keeps its own copy.
 // Between decisions, adapting costs a task one addition to a fixed window
-// and allocates nothing; BENCHMARKS.md has the figures.
+// and allocates nothing; the benchmark report has the figures:
+// https://github.com/e62cffed/ants/blob/main/BENCHMARKS.md.
 type AdaptiveCapacity struct {
 	Min, Max int                // 1 <= Min <= Max, else the constructor returns ErrInvalidAdaptiveCapacity
 	Window   time.Duration      // how often it decides; 0 means 100 ms
@@ -70,7 +71,7 @@ func (a *AdaptiveCapacity) validate(size int) (start int, err error) {
 }
 
 // The controller's constants. The behaviour they give is documented on
-// adaptiveController; BENCHMARKS.md has what it measured.
+// adaptiveController; the benchmark report has what it measured.
 const (
 	adaptiveDefaultWindow = 100 * time.Millisecond
 

@@ -16,12 +16,12 @@ import (
 // downstream.
 const acceptWork = 20 * time.Millisecond
 
-// TestAdaptiveCapacityAcceptance is the acceptance test of issue 19, in real
-// time: a downstream of K slots around a 20 ms sleep (beyond K concurrent
-// tasks only queue), 64 callers submitting without pause, and beside the
-// adaptive pool a fixed one at K, with its own downstream and callers, as
-// the control. Run time, from start to finish, includes the wait for a
-// slot. Scenarios 3 and 4 run beside the first 5 s of 1 and 2, so the test
+// TestAdaptiveCapacityAcceptance is WithAdaptiveCapacity's acceptance
+// test, in real time: a downstream of K slots around a 20 ms sleep (beyond
+// K concurrent tasks only queue), 64 callers submitting without pause,
+// and beside the adaptive pool a fixed one at K, with its own downstream
+// and callers, as the control. Run time, from start to finish, includes
+// the wait for a slot. Scenarios 3 and 4 run beside the first 5 s of 1 and 2, so the test
 // takes about 16 s: it runs only with ANTS_LONG_TESTS=1 (longTests), which
 // CI sets in a step of its own. Every run checks the same scenarios on the
 // simulated downstream of adaptive_sim_test.go, in virtual time

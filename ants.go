@@ -23,23 +23,28 @@
 //   - a limit of its own for one part of a program, inside a shared pool:
 //     Subpool;
 //   - state per worker (a connection, a scratch buffer): WorkerPool;
+//   - urgent work ahead of background work when the pool is full:
+//     ContextWithPriority, and WithPriorityAging so that no level starves;
 //   - to hold work through a maintenance window, or start it no faster than
 //     a downstream allows: Pause and Resume, WithRateLimit and SetRateLimit;
-//   - to watch it: Stats, and WithObserver for each task's wait and run time.
+//   - a capacity the pool finds from its tasks' run time: WithAdaptiveCapacity;
+//   - to watch it: Stats, WithObserver for each task's wait and run time,
+//     and NewSlogLogger for log/slog.
 //
 // Go, the groups, Stream, Map, Keyed and Subpool run on any Submitter: a
 // Pool, a MultiPool, a Subpool, or a type of the program's own.
 //
-// Measured on 2 cores: handing a task to a pool of 1000 workers costs a
-// third or less of sending it to an unbuffered channel of as many workers
-// (the same semantics); a buffered channel is faster than that from 8
-// submitters on. With an unbounded buffer the pool costs less than pond. A
-// pool that is always full (as many workers as cores, no-op tasks) costs
-// 1.1-1.3× an unbuffered channel pool, and 1.3-1.4× a buffered one with
-// WithQueueSize(cap): every caller that finds it full parks, as a sender on
-// a full channel does. Submit allocates nothing beyond the caller's
-// closure; each wrapper's doc says what it adds, and BENCHMARKS.md has the
-// figures by shape.
+// # Cost
+//
+// Submit takes the pool's lock once and allocates nothing beyond the
+// caller's closure; Invoke allocates nothing. Workers are reused: a busy
+// worker takes the next task without parking, and an idle one is woken
+// only when no other is already on its way to the work. A caller that
+// finds the pool (and its buffer) full parks until there is room for its
+// task, as a sender on a full channel does. Each wrapper's doc says what
+// it adds.
+// The benchmark report, with every figure, its machine and its command, is
+// https://github.com/e62cffed/ants/blob/main/BENCHMARKS.md.
 //
 // # Differences from ants
 //

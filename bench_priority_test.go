@@ -37,7 +37,7 @@ var levelMixes = []levelMix{
 // BenchmarkSubmitLevels.
 const levelSubmitters = 8
 
-// BenchmarkSubmitLevels is issue 24's cost of levels where they act: a pool
+// BenchmarkSubmitLevels is the cost of levels where they act: a pool
 // of GOMAXPROCS workers, always full, no-op tasks, 8 goroutines calling
 // SubmitContext, so that nearly every call waits. Without a buffer the
 // callers block, with WithQueueSize(capacity) (queue=cap) their tasks wait

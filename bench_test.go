@@ -36,8 +36,8 @@ import (
 // waits to start, BenchmarkManyCores (bench_cores_test.go) how the cost
 // grows with cores.
 
-// benchCaps are the capacities of ants' issue 4 targets: a large pool that
-// never fills, and one of GOMAXPROCS workers that is always full.
+// benchCaps are the two capacities measured: a large pool that never
+// fills, and one of GOMAXPROCS workers that is always full.
 func benchCaps() []int { return []int{1000, runtime.GOMAXPROCS(0)} }
 
 // submitters is how many goroutines submit at once: one, 8 (the pool's lock
@@ -99,7 +99,7 @@ func newPool(buffered bool, extra ...ants.Option) funcPoolStarter {
 }
 
 // newMultiPool starts a MultiPool of capacity workers in all: 8 sub-pools
-// (issue 8's 8 x 125 at capacity 1000), fewer when capacity is not a
+// (8 x 125 at capacity 1000), fewer when capacity is not a
 // multiple of 8, so that the total stays capacity. buffered gives every
 // sub-pool a buffer of its own size, capacity slots in all.
 func newMultiPool(buffered bool, extra ...ants.Option) funcPoolStarter {

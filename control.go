@@ -33,12 +33,10 @@ func (p *poolCore[T]) Free() int {
 }
 
 // Waiting returns the number of callers blocked in Submit or Invoke.
-// Buffered tasks are not counted; see Stats.
+// Buffered tasks are not counted; see Stats. It takes the pool's lock once.
 //
-// It takes the pool's lock, where ants reads an atomic: keeping a copy of
-// the count for it cost every blocked caller two atomic stores, which
-// BENCHMARKS.md ("The spinlock's yield, and the saturated path again")
-// measured at 2-4% of a task there.
+// (ants reads an atomic copy of the count instead, which every blocked
+// caller and its admission would have to store.)
 func (p *poolCore[T]) Waiting() int {
 	p.lock.Lock()
 	n := p.waitq.blocked

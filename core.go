@@ -60,8 +60,7 @@ type poolCore[T any] struct {
 	// lock; the next group is read by every task and written only by Tune,
 	// Release and Reboot; the last by the slow paths. The pads keep the
 	// groups on separate cache lines, so that a task's writes do not evict
-	// the read-mostly fields from the other cores' caches (BENCHMARKS.md,
-	// "Many cores").
+	// the read-mostly fields from the other cores' caches.
 
 	// lock guards the fields below up to the first pad.
 	lock spinLock

@@ -130,7 +130,7 @@ type fzCall struct {
 	done   bool // got is set
 }
 
-// The order of waiting work (issue 24), as both fuzzers' models apply it
+// The order of waiting work, as both fuzzers' models apply it
 // to whatever waits: the unit of the highest effective level goes first,
 // and between equal effective levels the earlier arrival. A unit arrives
 // when its submit call starts, and the fuzzers make one call at a time, so

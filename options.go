@@ -46,9 +46,10 @@ type Options struct {
 	DisablePurge bool
 
 	// QueueSize is the capacity of the pool's task buffer. When every worker
-	// is busy, up to QueueSize tasks wait in a FIFO buffer and Submit returns
-	// nil at once; only when the buffer is full too does Submit wait (or
-	// fail under Nonblocking or MaxBlockingTasks). Negative means unbounded;
+	// is busy, up to QueueSize tasks wait in a buffer, ordered by priority
+	// level and then arrival (ContextWithPriority), and Submit returns nil
+	// at once; only when the buffer is full too does Submit wait (or fail
+	// under Nonblocking or MaxBlockingTasks). Negative means unbounded;
 	// 0, the default, means no buffer, as in ants. Buffered tasks are
 	// accepted tasks: they run even if the pool is released meanwhile.
 	QueueSize int

@@ -38,13 +38,13 @@ const spinBackoffCap = 16
 // yields. runtime.Gosched goes through the scheduler's global run queue and
 // its lock, which under contention costs more than the whole critical
 // section, so polling first keeps the common short wait off the scheduler;
-// polling much longer starves a holder that was descheduled. The value, and
-// the choice of this lock over sync.Mutex, are measured in BENCHMARKS.md
-// ("The spinlock").
+// polling much longer starves a holder that was descheduled. DESIGN.md
+// ("The experiments that chose the design") has the measurements behind the
+// value and behind this lock against sync.Mutex.
 const activeSpins = 32
 
 // osYieldRounds is how many times a waiter yields its thread before it
-// yields its goroutine (runtime.Gosched). BENCHMARKS.md ("The spinlock's
+// yields its goroutine (runtime.Gosched). DESIGN.md ("The spinlock's
 // yield") has the measurements.
 const osYieldRounds = 8
 
@@ -64,8 +64,8 @@ func (l *spinLock) Lock() {
 // submitter and tasks that sleep, the pool then sees no idle worker at
 // each submit and starts new ones, up to its capacity. That was the sleep
 // workload's 50,000 goroutines and 165 MiB, against 20,000-33,000 and
-// 70-110 MiB with the old lock and with ants (BENCHMARKS.md, "The
-// spinlock's yield").
+// 70-110 MiB with the old lock and with ants (DESIGN.md, "The spinlock's
+// yield").
 func (l *spinLock) LockYielding() {
 	if l.state.CompareAndSwap(0, 1) {
 		return

@@ -15,9 +15,12 @@ import (
 //
 // A task holds one of the sub-pool's slots from the moment its submit is
 // admitted until it returns or panics. A submit that finds no free slot
-// waits in a FIFO queue; a finishing task hands its slot straight to the
-// caller at the head of the queue, which then submits to the parent with its
-// own context. A slot the parent refuses (closed, overloaded, context done)
+// waits in a queue ordered by the priority level of its context
+// (ContextWithPriority), highest first, and by arrival within a level;
+// levels do not age in a Subpool. A finishing task hands its slot straight
+// to the caller at the head of the queue, which then submits to the parent
+// with its own context, where it waits at its level again if the parent is
+// full. A slot the parent refuses (closed, overloaded, context done)
 // goes back the same way, so the next caller gets it.
 //
 // The parent must run every task it accepts exactly once, as Pool and
@@ -26,8 +29,9 @@ import (
 // A submit with a free slot costs one short critical section beside the
 // parent's submit, and the task's end one more; neither allocates in steady
 // state. A caller that finds no free slot waits for one, allocating a
-// waiter, and then, if the parent is full too, waits a second time there;
-// BENCHMARKS.md has the figures.
+// waiter, and then, if the parent is full too, waits a second time there.
+// The benchmark report has the figures:
+// https://github.com/e62cffed/ants/blob/main/BENCHMARKS.md.
 //
 // A Subpool is safe for concurrent use by multiple goroutines. It must be
 // created with NewSubpool and must not be copied after first use.

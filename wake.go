@@ -75,8 +75,8 @@ func (w *goWorker[T]) wake() {
 // and a burst does not wait for workers to wake or start one another.
 // Waking them all matters when tasks block: left to the chain while new
 // workers start, the idle ones fall behind under the scheduler's load and
-// the pool grows several times larger than it needs (BENCHMARKS.md, "Where
-// the floor is", the sleep workload).
+// the pool grows several times larger than it needs (DESIGN.md, "The wake
+// rule").
 //
 // New workers stay within the goroutine bound (canSpawnLocked): when
 // workers on their way out hold the places a reserved task needs, one of

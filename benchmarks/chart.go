@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -18,37 +19,40 @@ const (
 	panelHeight  = 7 * vg.Centimeter
 )
 
-// writeChart draws one horizontal bar chart per workload, tiled into a
-// grid, and writes it as SVG to path: median ns/task, or for the latency
-// workloads the median p99 start latency.
-func writeChart(path string, rs *results, cases []workload, libs []library) error {
+// chartSVG draws one horizontal bar chart per workload of f, tiled into a
+// grid, and returns it as SVG: median ns/task, or for the latency workloads
+// the median p99 start latency.
+func chartSVG(f *resultsFile) ([]byte, error) {
 	chartio.UseFont()
-	rows := (len(cases) + chartColumns - 1) / chartColumns
+	rs := f.results()
+	rows := (len(f.Workloads) + chartColumns - 1) / chartColumns
 	grid := make([][]*plot.Plot, rows)
 	for i := range grid {
 		grid[i] = make([]*plot.Plot, chartColumns)
 	}
-	for i, w := range cases {
-		p, err := panel(rs, w, libs)
+	for i, w := range f.Workloads {
+		p, err := panel(rs, w, f.Libraries)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		grid[i/chartColumns][i%chartColumns] = p
 	}
 
 	tiles := chartio.Tiles(rows, chartColumns)
 	tiles.PadX, tiles.PadLeft = vg.Centimeter, vg.Centimeter/2
-	return chartio.Save(path, grid, tiles, panelWidth*chartColumns, panelHeight*vg.Length(rows))
+	var b bytes.Buffer
+	err := chartio.Encode(&b, false, grid, tiles, panelWidth*chartColumns, panelHeight*vg.Length(rows))
+	return b.Bytes(), err
 }
 
 // panel is the plot of one workload: a bar per library, the first at the
 // top, each labelled with its value.
-func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
+func panel(rs *results, w workloadInfo, libs []libInfo) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = w.name
+	p.Title.Text = w.Name
 	p.X.Label.Text = "ns/task (median, lower is better)"
 	value := func(s summary) float64 { return s.nsPerTask }
-	if w.kind == kindLatency {
+	if w.Kind == kindLatency {
 		p.X.Label.Text = "p99 ns from Submit to start (median, lower is better)"
 		value = func(s summary) float64 { return s.p99Ns }
 	}
@@ -60,8 +64,8 @@ func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
 	var labels plotter.XYLabels
 	for i, l := range libs {
 		y := float64(len(libs) - 1 - i) // first library on top
-		names[len(libs)-1-i] = l.name()
-		s := rs.summarize(w.name, l.name())
+		names[len(libs)-1-i] = l.Name
+		s := rs.summarize(w.Name, l.Name)
 		if s.runs == 0 {
 			continue
 		}
@@ -75,10 +79,10 @@ func panel(rs *results, w workload, libs []library) (*plot.Plot, error) {
 		bar.LineStyle.Width = 0
 		bar.Color = chartio.Blue
 		switch {
-		case strings.HasPrefix(l.name(), "e62cffed/ants"):
+		case strings.HasPrefix(l.Name, "e62cffed/ants"):
 			bar.Color = chartio.Ours
-		case isBaseline(l.name()):
-			bar.Color = chartio.Grey // both channel pools
+		case l.Like == l.Name:
+			bar.Color = chartio.Grey // the channel pools, their own like
 		}
 		p.Add(bar)
 		top = max(top, v)

@@ -86,7 +86,7 @@ const (
 
 // isBaseline reports whether name is one of the channel pools.
 func isBaseline(name string) bool {
-	return name == bufferedBaseline || name == unbufferedBaseline
+	return name == bufferedBaseline || name == unbufferedBaseline || name == chanPool64Name
 }
 
 // selectLibraries returns the libraries named in the comma-separated list,
@@ -184,7 +184,7 @@ func (l e62cffedAnts) like() string {
 	case l.unbounded:
 		return "" // no channel pool has an unbounded buffer; pond is its peer
 	case l.queue64:
-		return "" // its peer is chanpool64, which is not one of the tables' baselines
+		return chanPool64Name
 	}
 	return unbufferedBaseline
 }
@@ -437,16 +437,17 @@ func (r *chanPoolRunner) stop() {
 // chanPool64Lib is the channel pool with a buffer of a fixed 64 slots,
 // make(chan func(), 64) with capacity workers ranging over it: what Go
 // programs write for CPU-bound work at capacity GOMAXPROCS, and the peer
-// of e62cffed/ants+queue64. Its rows are compared with that library's in
-// BENCHMARKS.md ("The buffered path"); the tables' ratio columns keep the
-// two baselines above.
+// of e62cffed/ants+queue64, whose ratio column it is.
 type chanPool64Lib struct{}
 
 // chanPool64Slots is the buffer of chanpool64 and e62cffed/ants+queue64.
 const chanPool64Slots = 64
 
-func (chanPool64Lib) name() string { return "chanpool64" }
-func (chanPool64Lib) like() string { return "" }
+// chanPool64Name is chanPool64Lib's name.
+const chanPool64Name = "chanpool64"
+
+func (chanPool64Lib) name() string { return chanPool64Name }
+func (chanPool64Lib) like() string { return chanPool64Name }
 
 func (chanPool64Lib) start(cfg poolConfig, task func()) runner {
 	return startChanPool(cfg.capacity, chanPool64Slots, task)

@@ -1,54 +1,69 @@
 // Command benchmarks compares e62cffed/ants with other goroutine pools and
-// with hand-written baselines, one child process per measurement.
+// with hand-written baselines, one child process per measurement, and makes
+// the report of BENCHMARKS.md from what it measured.
 //
-//	cd benchmarks && go run .                 # the full suite, 4-6 minutes on 2 cores
-//	go run . -quick                           # every case once, tiny, for CI
-//	go run . -workloads noop -libs e62cffed/ants,ants,chanpool -runs 5
+//	cd benchmarks
+//	go run .                          # the full suite; writes results/YYYY-MM-DD.json
+//	go run . report                   # the chart and the tables, from the newest results file
+//	go run . report -check            # fail if they differ from what the file gives (CI)
+//	go run . -quick -out /tmp/q.json  # every case once, tiny
+//	go run . -workloads noop -libs e62cffed/ants,ants,chanpool -runs 5 -out /tmp/noop.json
 //
-// The parent re-executes its own binary with the hidden -child flag for
-// every (library, workload, run), so that one library's heap, goroutines
-// and peak RSS never leak into another's numbers. Runs are interleaved
-// round-robin, so a noisy minute on a shared machine lands on every library
-// rather than on one. Progress goes to stderr, markdown tables to stdout,
-// and a bar chart to -svg. BENCHMARKS.md explains every column.
+// A run re-executes the command's own binary once for every (library,
+// workload, run), so that one library's heap, goroutines and peak RSS never
+// leak into another's numbers. Runs are interleaved round-robin, so a noisy
+// minute on a shared machine lands on every library rather than on one.
+// Progress goes to stderr, the tables to stdout, and every measurement,
+// with the machine, the Go version and the commit, to the results file.
+//
+// The report subcommand reads a results file and writes the chart
+// (benchmarks.svg) and the parts of ../BENCHMARKS.md and ../README.md
+// between their "results:begin" and "results:end" markers; nothing else of
+// those files changes. BENCHMARKS.md explains every column.
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"runtime"
-	"runtime/debug"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 )
 
-// childFlag is the hidden flag that turns the binary into a child.
+// childFlag is the flag that turns the binary into a child: the parent
+// passes it, never a user, so the usage leaves it out.
 const childFlag = "child"
 
-// config is the parent's command line.
+// config is the suite's command line.
 type config struct {
 	workloads string
 	libs      string
 	runs      int
 	quick     bool
-	svg       string
+	out       string
 	timeout   time.Duration
 	scale     scale
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "report" {
+		if err := reportMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "benchmarks report:", err)
+			os.Exit(1)
+		}
+		return
+	}
+
 	var cfg config
-	child := flag.String(childFlag, "", "internal: run one measurement described by this JSON and print the result")
+	child := flag.String(childFlag, "", "run one measurement described by this JSON and print the result")
 	flag.StringVar(&cfg.workloads, "workloads", strings.Join(allKinds, ","), "comma-separated workloads: "+strings.Join(allKinds, ","))
 	flag.StringVar(&cfg.libs, "libs", "all", "comma-separated libraries: "+libraryNames(libraries()))
 	flag.IntVar(&cfg.runs, "runs", 3, "runs of every (library, workload); tables show medians")
@@ -57,7 +72,7 @@ func main() {
 	flag.IntVar(&cfg.scale.Bursts, "bursts", 5, "bursts of the bursty workload")
 	flag.DurationVar(&cfg.scale.Gap, "gap", 500*time.Millisecond, "idle time after each burst (more than twice the ants expiry of 100ms)")
 	flag.BoolVar(&cfg.quick, "quick", false, "run every workload and library once with tiny task counts (overrides -runs, -tasks, -bursts, -gap)")
-	flag.StringVar(&cfg.svg, "svg", "benchmarks.svg", "where to write the chart; empty for none")
+	flag.StringVar(&cfg.out, "out", "", "the results file to write (default "+resultsDir+"/YYYY-MM-DD.json, the day the run starts)")
 	flag.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "limit on one child run")
 	flag.Usage = usage
 	flag.Parse()
@@ -69,16 +84,22 @@ func main() {
 		}
 		return
 	}
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "benchmarks: unexpected argument %q\n", flag.Arg(0))
+		flag.Usage()
+		os.Exit(2)
+	}
 	if err := runParent(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "benchmarks:", err)
 		os.Exit(1)
 	}
 }
 
-// usage is flag.PrintDefaults without the hidden -child flag.
+// usage is flag.PrintDefaults without the -child flag, which only the
+// command itself passes.
 func usage() {
 	out := flag.CommandLine.Output()
-	fmt.Fprintf(out, "Usage: go run . [flags]\n\nCompares goroutine pools, one child process per measurement.\n\n")
+	fmt.Fprintf(out, "Usage:\n  go run . [flags]            run the suite and write a results file\n  go run . report [-h] ...    make the chart and tables from a results file\n\nFlags of the suite:\n")
 	flag.VisitAll(func(f *flag.Flag) {
 		if f.Name == childFlag {
 			return
@@ -103,9 +124,9 @@ type job struct {
 	lib library
 }
 
-// runParent runs every job in a child process, then prints the tables and
-// writes the chart. It returns an error if any child failed, after
-// reporting what the others measured.
+// runParent runs every job in a child process, then writes the results
+// file and prints the tables. It returns an error if any child failed,
+// after recording what the others measured.
 func runParent(cfg config) error {
 	if cfg.quick {
 		cfg.runs = 1
@@ -145,35 +166,37 @@ func runParent(cfg config) error {
 	)
 
 	started := time.Now()
-	rs := newResults()
-	var failures []string
+	file := newResultsFile(started, cfg, cases, libs)
+	out := cfg.out
+	if out == "" {
+		out = filepath.Join(resultsDir, file.Date+".json")
+	}
 	for _, j := range jobs {
 		bar.Describe(fmt.Sprintf("run %d/%d %s %s", j.run+1, cfg.runs, j.w.name, j.lib.name()))
 		r, err := runJob(exe, j, cfg.scale, cfg.timeout)
 		if err != nil {
-			rs.addFailure(j.w.name, j.lib.name())
-			failures = append(failures, fmt.Sprintf("%s %s run %d: %v", j.w.name, j.lib.name(), j.run+1, err))
+			file.Failures = append(file.Failures, failure{Run: j.run + 1, Workload: j.w.name, Lib: j.lib.name(), Error: err.Error()})
 		} else {
-			rs.add(r)
+			file.Runs = append(file.Runs, runRecord{Run: j.run + 1, result: r})
 		}
 		bar.Add(1)
 	}
 	bar.Finish()
-	fmt.Fprintf(os.Stderr, "\n%d child runs in %v\n", len(jobs), time.Since(started).Round(time.Second))
+	elapsed := time.Since(started).Round(time.Second)
+	file.Duration = elapsed.String()
+	fmt.Fprintf(os.Stderr, "\n%d child runs in %v\n", len(jobs), elapsed)
 
-	writeHeader(os.Stdout, cfg)
-	writeTables(os.Stdout, rs, cases, libs)
-	if cfg.svg != "" {
-		if err := writeChart(cfg.svg, rs, cases, libs); err != nil {
-			return fmt.Errorf("chart: %w", err)
-		}
-		fmt.Fprintln(os.Stderr, "wrote", cfg.svg)
+	if err := file.write(out); err != nil {
+		return err
 	}
-	if len(failures) > 0 {
-		for _, f := range failures {
-			fmt.Fprintln(os.Stderr, "FAILED:", f)
+	fmt.Fprintln(os.Stderr, "wrote", out)
+	writeHeader(os.Stdout, file)
+	writeTables(os.Stdout, file)
+	if len(file.Failures) > 0 {
+		for _, f := range file.Failures {
+			fmt.Fprintf(os.Stderr, "FAILED: %s %s run %d: %s\n", f.Workload, f.Lib, f.Run, f.Error)
 		}
-		return fmt.Errorf("%d of %d child runs failed", len(failures), len(jobs))
+		return fmt.Errorf("%d of %d child runs failed", len(file.Failures), len(jobs))
 	}
 	return nil
 }
@@ -230,55 +253,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
-}
-
-// writeHeader describes the machine, the toolchain, the library versions
-// and the settings, so that a table can be read on its own.
-func writeHeader(out io.Writer, cfg config) {
-	fmt.Fprintf(out, "## Results\n\n")
-	fmt.Fprintf(out, "- %s, %s/%s, GOMAXPROCS=%d, NumCPU=%d, CPU: %s\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.NumCPU(), cpuModel())
-	if info, ok := debug.ReadBuildInfo(); ok {
-		var mods []string
-		for _, d := range info.Deps {
-			if isCompared(d.Path) {
-				v := d.Version
-				if d.Replace != nil {
-					v = "local"
-				}
-				mods = append(mods, d.Path+" "+v)
-			}
-		}
-		fmt.Fprintf(out, "- modules: %s\n", strings.Join(mods, ", "))
-	}
-	fmt.Fprintf(out, "- runs=%d (medians), tasks=%d, cpu task=%d iterations, bursts=%d, gap=%v, quick=%v\n",
-		cfg.runs, cfg.scale.Tasks, cfg.scale.CPUIters, cfg.scale.Bursts, cfg.scale.Gap, cfg.quick)
-	fmt.Fprintf(out, "- vs %s, vs %s: ns/task ÷ that channel pool's; **bold**: the one with the library's semantics (no buffer: %s; a buffer of capacity: %s)\n\n",
-		unbufferedBaseline, bufferedBaseline, unbufferedBaseline, bufferedBaseline)
-}
-
-// isCompared reports whether a module is one of the compared libraries.
-func isCompared(path string) bool {
-	switch path {
-	case "github.com/e62cffed/ants", "github.com/panjf2000/ants/v2", "github.com/alitto/pond/v2",
-		"github.com/sourcegraph/conc", "golang.org/x/sync":
-		return true
-	}
-	return false
-}
-
-// cpuModel returns the first "model name" of /proc/cpuinfo, or "unknown".
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }

@@ -99,45 +99,53 @@ func median(v []float64) float64 {
 // its cell for a library's summary.
 type column struct {
 	head, align string
-	cell        func(l library, s summary) string
+	cell        func(l libInfo, s summary) string
 }
 
-// columns returns the columns of w's table after the library's name: the
-// cost columns, then for every workload but latency the ratios to both
-// channel pools (bold where the pool has the library's semantics, see
-// library.like), and for bursty the state after the idle gaps.
-func columns(rs *results, w workload) []column {
-	num := func(head string, f func(summary) string) column {
-		return column{head: head, align: "--:", cell: func(_ library, s summary) string { return f(s) }}
+// num is a right-aligned column of one figure of the summary.
+func num(head string, f func(summary) string) column {
+	return column{head: head, align: "--:", cell: func(_ libInfo, s summary) string { return f(s) }}
+}
+
+// ratio formats s's ns/task over its channel pool's (l.Like) in workload,
+// or "" if l has none or it did not run.
+func ratio(rs *results, workload string, l libInfo, s summary) string {
+	if l.Like == "" {
+		return ""
 	}
-	cost := []column{
-		num("ns/task", func(s summary) string { return formatFloat(s.nsPerTask) }),
+	base := rs.summarize(workload, l.Like)
+	if base.runs == 0 || base.nsPerTask <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f×", s.nsPerTask/base.nsPerTask)
+}
+
+// costColumns are the columns of what a run cost beside its time.
+func costColumns() []column {
+	return []column{
 		num("allocs/task", func(s summary) string { return fmt.Sprintf("%.2f", s.allocsPerTask) }),
 		num("B/task", func(s summary) string { return formatFloat(s.bytesPerTask) }),
 		num("peak RSS MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.maxRSSMiB) }),
 		num("peak goroutines", func(s summary) string { return fmt.Sprintf("%.0f", s.peakGoroutines) }),
 	}
-	if w.kind == kindLatency {
-		return append([]column{
-			num("p50 ns", func(s summary) string { return formatFloat(s.p50Ns) }),
-			num("p99 ns", func(s summary) string { return formatFloat(s.p99Ns) }),
-		}, cost...)
-	}
-	cols := cost
-	for _, name := range []string{unbufferedBaseline, bufferedBaseline} {
-		base := rs.summarize(w.name, name)
-		cols = append(cols, column{head: "vs " + name, align: "--:", cell: func(l library, s summary) string {
-			if base.runs == 0 || base.nsPerTask <= 0 {
-				return "–"
+}
+
+// columns returns the columns of w's table after the library's name:
+// ns/task and its ratio to the channel pool with the library's semantics
+// (library.like), the cost columns, and for bursty the state after the
+// idle gaps.
+func columns(rs *results, w workloadInfo) []column {
+	cols := []column{
+		num("ns/task", func(s summary) string { return formatFloat(s.nsPerTask) }),
+		{head: "vs its channel pool", align: "--:", cell: func(l libInfo, s summary) string {
+			if r := ratio(rs, w.Name, l, s); r != "" {
+				return r
 			}
-			r := fmt.Sprintf("%.2f×", s.nsPerTask/base.nsPerTask)
-			if l.like() == name {
-				r = "**" + r + "**"
-			}
-			return r
-		}})
+			return "–"
+		}},
 	}
-	if w.kind == kindBursty {
+	cols = append(cols, costColumns()...)
+	if w.Kind == kindBursty {
 		cols = append(cols,
 			num("in use after idle MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.idleInUseMiB) }),
 			num("RSS after idle MiB", func(s summary) string { return fmt.Sprintf("%.1f", s.idleRSSMiB) }),
@@ -146,34 +154,142 @@ func columns(rs *results, w workload) []column {
 	return cols
 }
 
-// writeTables writes one markdown table per workload, rows in libs order.
-func writeTables(out io.Writer, rs *results, cases []workload, libs []library) {
-	for _, w := range cases {
-		fmt.Fprintf(out, "### %s\n\n", w.name)
-		fmt.Fprintf(out, "%s\n\n", describe(w))
-		cols := columns(rs, w)
-		head, align := []string{"library"}, []string{"---"}
-		for _, c := range cols {
-			head, align = append(head, c.head), append(align, c.align)
+// group returns the name that w shares with the other workloads of its
+// table, and w's own part of it: "noop/cap=1000" and "8" for
+// noop/cap=1000/sub=8, "latency/cap=1000" and "8" for
+// latency/cap=1000/burst=8. Other workloads have a table of their own
+// (ok false).
+func group(w workloadInfo) (name, member string, ok bool) {
+	for _, sep := range []string{"/sub=", "/burst="} {
+		if name, member, ok = strings.Cut(w.Name, sep); ok {
+			return name, member, true
 		}
-		fmt.Fprintf(out, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
-		for _, l := range libs {
-			s := rs.summarize(w.name, l.name())
-			if s.runs == 0 {
-				fmt.Fprintf(out, "| %s | failed |%s\n", s.lib, strings.Repeat(" |", len(cols)-1))
-				continue
-			}
-			cells := []string{s.lib}
-			if s.failed > 0 {
-				cells[0] += fmt.Sprintf(" (%d failed)", s.failed)
-			}
-			for _, c := range cols {
-				cells = append(cells, c.cell(l, s))
-			}
-			fmt.Fprintf(out, "| %s |\n", strings.Join(cells, " | "))
-		}
-		fmt.Fprintln(out)
 	}
+	return w.Name, "", false
+}
+
+// writeTables writes the tables of f's workloads, rows in the order of f's
+// libraries: one table for the workloads that differ only in their
+// submitters (noop) or their burst size (latency), where the first of
+// them would be, and one for each other workload. The workload's name says
+// what it is; the description, in the results file, is for a reader of
+// the file.
+func writeTables(out io.Writer, f *resultsFile) {
+	rs := f.results()
+	groups := map[string][]workloadInfo{}
+	for _, w := range f.Workloads {
+		if g, _, ok := group(w); ok {
+			groups[g] = append(groups[g], w)
+		}
+	}
+	for _, w := range f.Workloads {
+		g, _, ok := group(w)
+		switch {
+		case !ok:
+			fmt.Fprintf(out, "#### %s\n\n", w.Name)
+			writeTable(out, f.Libraries, columns(rs, w), func(lib string) summary { return rs.summarize(w.Name, lib) })
+		case groups[g][0].Name != w.Name:
+			// Written with the first of its group.
+		case w.Kind == kindLatency:
+			writeLatencyTable(out, rs, f.Libraries, g, groups[g])
+		default:
+			writeGroupTable(out, rs, f.Libraries, g, groups[g])
+		}
+	}
+}
+
+// writeTable writes a table of cols, a row per library, with the summary
+// of each that sum gives.
+func writeTable(out io.Writer, libs []libInfo, cols []column, sum func(lib string) summary) {
+	head, align := []string{"library"}, []string{"---"}
+	for _, c := range cols {
+		head, align = append(head, c.head), append(align, c.align)
+	}
+	fmt.Fprintf(out, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
+	for _, l := range libs {
+		s := sum(l.Name)
+		if s.runs == 0 {
+			fmt.Fprintf(out, "| %s | failed |%s\n", l.Name, strings.Repeat(" |", len(cols)-1))
+			continue
+		}
+		cells := []string{l.Name}
+		if s.failed > 0 {
+			cells[0] += fmt.Sprintf(" (%d failed)", s.failed)
+		}
+		for _, c := range cols {
+			cells = append(cells, c.cell(l, s))
+		}
+		fmt.Fprintf(out, "| %s |\n", strings.Join(cells, " | "))
+	}
+	fmt.Fprintln(out)
+}
+
+// memberCell is the column of one workload of a group: what cell gives
+// for the library's summary of it, or "failed".
+func memberCell(rs *results, head, workload string, cell func(l libInfo, s summary) string) column {
+	return column{head: head, align: "--:", cell: func(l libInfo, _ summary) string {
+		s := rs.summarize(workload, l.Name)
+		if s.runs == 0 {
+			return "failed"
+		}
+		return cell(l, s)
+	}}
+}
+
+// worstOf is the summary a group's table shows beside its members'
+// columns: for each cost, the largest over the group's workloads with runs.
+func worstOf(rs *results, ws []workloadInfo, lib string) summary {
+	var w summary
+	for _, x := range ws {
+		s := rs.summarize(x.Name, lib)
+		if s.runs == 0 {
+			w.failed++
+			continue
+		}
+		w.runs += s.runs
+		w.allocsPerTask = max(w.allocsPerTask, s.allocsPerTask)
+		w.bytesPerTask = max(w.bytesPerTask, s.bytesPerTask)
+		w.maxRSSMiB = max(w.maxRSSMiB, s.maxRSSMiB)
+		w.peakGoroutines = max(w.peakGoroutines, s.peakGoroutines)
+	}
+	w.failed = 0 // a failed member shows in its own column
+	return w
+}
+
+// writeGroupTable writes the workloads ws, which differ only in their
+// submitters, as one table: ns/task from each number of submitters with
+// its ratio to the library's channel pool, and the largest of each cost.
+func writeGroupTable(out io.Writer, rs *results, libs []libInfo, name string, ws []workloadInfo) {
+	fmt.Fprintf(out, "#### %s: ns/task (vs its channel pool) by submitters; costs the largest of the three\n\n", name)
+	var cols []column
+	for _, w := range ws {
+		_, m, _ := group(w)
+		cols = append(cols, memberCell(rs, m+" sub", w.Name, func(l libInfo, s summary) string {
+			c := formatFloat(s.nsPerTask)
+			if r := ratio(rs, w.Name, l, s); r != "" {
+				c += " (" + r + ")"
+			}
+			return c
+		}))
+	}
+	cols = append(cols, costColumns()...)
+	writeTable(out, libs, cols, func(lib string) summary { return worstOf(rs, ws, lib) })
+}
+
+// writeLatencyTable writes the latency workloads ws as one table: for
+// each, the p50 and p99 from the submit call to the task's start, and the
+// most goroutines any of them had at once.
+func writeLatencyTable(out io.Writer, rs *results, libs []libInfo, name string, ws []workloadInfo) {
+	fmt.Fprintf(out, "#### %s: p50 / p99 ns from the submit call to the task's start\n\n", name)
+	var cols []column
+	for _, w := range ws {
+		_, m, _ := group(w)
+		cols = append(cols, memberCell(rs, "burst of "+m, w.Name, func(_ libInfo, s summary) string {
+			return formatFloat(s.p50Ns) + " / " + formatFloat(s.p99Ns)
+		}))
+	}
+	cols = append(cols, num("peak goroutines", func(s summary) string { return fmt.Sprintf("%.0f", s.peakGoroutines) }))
+	writeTable(out, libs, cols, func(lib string) summary { return worstOf(rs, ws, lib) })
 }
 
 // describe says in one line what a workload does.

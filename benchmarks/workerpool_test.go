@@ -12,15 +12,15 @@ import (
 	pkgz "github.com/go-pkgz/pool"
 )
 
-// BenchmarkStatefulProcess is issue 17's like-for-like: callers goroutines
+// BenchmarkStatefulProcess is WorkerPool's like-for-like: callers goroutines
 // each make synchronous calls with a no-op argument to a pool of capacity
 // workers that each own their state (a counter the call increments), and
 // wait for the result. One op is one call, from the caller's hand-off to its
 // result. The implementations (impl=...):
 //
 //   - workerpool: WorkerPool.Process.
-//   - tunny-idiom: the idiom tunny wraps, written here as issue 17 describes
-//     it: capacity goroutines own their state and receive requests from one
+//   - tunny-idiom: the idiom tunny wraps, written here as its users
+//     write it: capacity goroutines own their state and receive requests from one
 //     unbuffered channel; each request carries a reply channel made for the
 //     call.
 //   - tunny-idiom-pooled: the same with the reply channels recycled through

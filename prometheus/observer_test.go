@@ -209,7 +209,7 @@ func TestTaskObserver(t *testing.T) {
 // task 1's release. Task 3 panics and is observed too. No task waits or
 // runs longer than the test.
 //
-// It needs the engine to call the Observer (issue 18's wiring).
+// It needs the engine to call the Observer (WithObserver's wiring).
 func TestTaskObserverThroughPool(t *testing.T) {
 	o := antsprom.NewTaskObserver("work")
 	p, err := ants.NewPool(1, ants.WithQueueSize(2), ants.WithObserver(o),

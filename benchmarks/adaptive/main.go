@@ -1,7 +1,6 @@
 // Command adaptive shows how a pool with ants.WithAdaptiveCapacity finds
 // its capacity, beside fixed pools of 8, 16 and 256: scenarios 1 and 2 of
-// issue 19's acceptance test (adaptive_acceptance_test.go in the root
-// module), run once in real time, drawn over time.
+// its acceptance test (adaptive_acceptance_test.go in the root module), run once in real time, drawn over time.
 //
 //	cd benchmarks && go run ./adaptive         # 16 s; writes adaptive.svg
 //	go run ./adaptive -bucket 500ms -svg adaptive.png

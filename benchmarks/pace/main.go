@@ -1,4 +1,4 @@
-// Command pace measures issue 26's rate limit (ants.WithRateLimit,
+// Command pace measures the pool's rate limit (ants.WithRateLimit,
 // SetRateLimit) beside two peers that throttle inside the task:
 // gammazero/workerpool with its pacer, and go-pkgz/pool with its
 // RateLimiter middleware.

@@ -1,6 +1,6 @@
 // Command priority measures the wait of each priority level on a pool that
 // is overloaded, with strict levels and with aging: the figure a user needs
-// to choose WithPriorityAging's d (issue 24).
+// to choose WithPriorityAging's d.
 //
 //	cd benchmarks && go run ./priority    # about 40 s: strict and d = 10ms, 100ms, 1s, both modes
 //	go run ./priority -aging 0,50ms -modes blocked -duration 3s

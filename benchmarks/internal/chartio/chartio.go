@@ -52,11 +52,25 @@ func Tiles(rows, cols int) draw.Tiles {
 // tiles, on a canvas of width × height, and writes it to path: PNG if path
 // ends in .png, SVG otherwise. A nil plot leaves its tile blank.
 func Save(path string, grid [][]*plot.Plot, tiles draw.Tiles, width, height vg.Length) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := Encode(f, filepath.Ext(path) == ".png", grid, tiles, width, height); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Encode is Save writing to w, as PNG if png is set and as SVG otherwise.
+// The SVG of a grid is the same bytes on every run.
+func Encode(w io.Writer, png bool, grid [][]*plot.Plot, tiles draw.Tiles, width, height vg.Length) error {
 	var c interface {
 		vg.CanvasSizer
 		WriteTo(io.Writer) (int64, error)
 	}
-	if filepath.Ext(path) == ".png" {
+	if png {
 		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
 	} else {
 		c = vgsvg.New(width, height)
@@ -69,13 +83,6 @@ func Save(path string, grid [][]*plot.Plot, tiles draw.Tiles, width, height vg.L
 			}
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	_, err := c.WriteTo(w)
+	return err
 }
