@@ -107,11 +107,13 @@ type rule struct {
 
 var rules = []rule{
 	{"a working session", regexp.MustCompile(`(?i)\bsessions?\b`)},
-	// "issue 25", "issue #25", "issues 22-26", "Issue 24's"; not
-	// "ants issue #237" or "Go issue 12345" (see upstream).
+	// The word issue followed by a number, with or without '#', singular
+	// or plural, any case; not when a project's name stands before it
+	// (see upstream).
 	{issueNumber, regexp.MustCompile(`(?i)\bissues?\s+#?\d+`)},
-	// Helpers at work: "every helper had stopped", "the other helpers", "the
-	// engine helper"; not a helper function, goroutine or method.
+	// The word helper for a person at work (a quantifier or a role before
+	// it, or a verb of work after it); not a helper function, goroutine or
+	// method.
 	{"a helper at work", regexp.MustCompile(`(?i)\b(?:every|other|another|each|all|engine|map|modules|report|wrappers|release)\s+helpers?\b(?:\s+(?:had|have|has|was|were|is|are|stopped|ran|measured))?`)},
 	{"a helper at work", regexp.MustCompile(`(?i)\bhelpers?(?:'s|s')?\s+(?:had|have|has|was|were)\s+(?:stopped|running|measuring|working|benchmarking|finished|done)\b`)},
 	{"the card", regexp.MustCompile(`(?i)\bthe card\b`)},
@@ -120,7 +122,7 @@ var rules = []rule{
 const issueNumber = "this project's issue number"
 
 // upstream matches the end of the text before an issue number that makes
-// it another project's: "ants issue #237", "Go issue 12345".
+// it another project's: ants, pond, Go and the other names below.
 var upstream = regexp.MustCompile(`(?i)\b(?:ants|pond|conc|go|golang|upstream|nats|prometheus|opentelemetry)\s+$`)
 
 // hexName is a commit hash standing alone: 7 to 40 hexadecimal digits with
