@@ -214,6 +214,9 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level
 		}
 	}
 	closed := w.state == waiterClosed
+	if !closed {
+		p.callersWaking.Add(-1) // it was taken
+	}
 	p.putWaiter(w)
 	if closed {
 		p.rejected.Add(1)
@@ -275,6 +278,7 @@ func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStam
 		return arg, st, taken
 	}
 	p.submitted++
+	p.callersWaking.Add(1)
 	w.state = waiterTaken
 	w.nextWake = taken
 	return arg, st, w
@@ -292,6 +296,7 @@ func (p *poolCore[T]) letInLocked(now int64, taken *waiter[T]) *waiter[T] {
 	}
 	p.waitq.bufferCaller(w)
 	p.submitted++
+	p.callersWaking.Add(1)
 	w.state = waiterTaken
 	w.nextWake = taken
 	return w

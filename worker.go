@@ -1,6 +1,7 @@
 package ants
 
 import (
+	"runtime"
 	"runtime/debug"
 	"time"
 )
@@ -77,6 +78,14 @@ type goWorker[T any] struct {
 	// already out of Running, so that runTasks counts it out rightly if the
 	// hook calls runtime.Goexit. Only the worker's goroutine uses it.
 	exiting bool
+
+	// letInAt is when the worker last let a blocked caller into the
+	// buffer on the buffered fast path (afterTask), and letIn is set from
+	// then until the buffer has drained to half: the caller may still be
+	// waiting for this worker's P to run it (see yieldToCallers). Only the
+	// worker's goroutine uses them.
+	letIn   bool
+	letInAt int64
 }
 
 // run is the body of the worker goroutine. It returns when afterTask counts
@@ -220,9 +229,16 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		var taken *waiter[T]
 		if p.waitq.blocked > 0 {
 			taken = p.letInLocked(0, nil) // one level: no ranks to compare
+			if !w.letIn {
+				w.letIn, w.letInAt = true, nanotime()
+			}
 		}
+		halfDrained := p.waitq.zero.tasks.size <= p.queueSize/2
 		p.lock.Unlock()
 		taken.wake()
+		if w.letIn && halfDrained {
+			p.yieldToCallers(w)
+		}
 		return arg, true
 	}
 	if p.adaptive != nil && w.ran >= 0 {
@@ -302,6 +318,33 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		if !p.leaveOrStay(w, nil) {
 			return arg, false
 		}
+	}
+}
+
+// callerWaitBeforeYield is how long a caller that a worker let into the
+// buffer may have waited to run before the worker yields to it, once the
+// buffer has drained to half (yieldToCallers): about a hundred times the
+// cost of the yield, and longer than no-op tasks take to drain half of a
+// buffer of the usual sizes, so that only workers whose tasks are long
+// enough for the caller's wait to idle them yield.
+const callerWaitBeforeYield = 10 * time.Microsecond
+
+// yieldToCallers is what a worker on the buffered fast path does once the
+// buffer has drained to half since it last let a blocked caller in: if the
+// caller may still be waiting to run, it yields its P to it.
+//
+// The runtime runs a goroutine that another readies next on the readier's
+// P, after it, and no other P takes it while all are busy. So a producer
+// that a busy worker lets into the buffer stays runnable behind that
+// worker, and the other workers empty the buffer and park before it
+// submits again: with tasks of about 2 µs at capacity 2, a third of the
+// CPU went idle that way, and a channel pool loses the same (BENCHMARKS.md,
+// "The buffered path"). Yielding here lets the producer refill the buffer
+// while the other workers still have half of it to run.
+func (p *poolCore[T]) yieldToCallers(w *goWorker[T]) {
+	w.letIn = false
+	if p.callersWaking.Load() > 0 && time.Duration(nanotime()-w.letInAt) > callerWaitBeforeYield {
+		runtime.Gosched()
 	}
 }
 
