@@ -92,6 +92,11 @@ type poolCore[T any] struct {
 	// only when no worker is idle.
 	searching int
 
+	// wokenRun is a moving average of the time from a worker's wake-up to
+	// the end of the task it took, in ns: the wake rule's measure of
+	// whether tasks block (noteWokenRunLocked, wake.go).
+	wokenRun int64
+
 	// onWay counts the workers woken with a task handed to them that have
 	// not yet started it, and kickWanted is set when kickLocked left
 	// reserved tasks to one of them to kick for (the wake rule, wake.go).

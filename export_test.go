@@ -290,3 +290,15 @@ func (s *Subpool) PaceTimers() int {
 	defer s.mu.Unlock()
 	return s.timers
 }
+
+// WokenRun returns the pool's average time from a worker's wake-up to the
+// end of its task (poolCore.wokenRun), and BlockingRun the average above
+// which the wake rule takes tasks to block.
+func (p *poolCore[T]) WokenRun() time.Duration {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return time.Duration(p.wokenRun)
+}
+
+// BlockingRun is blockingRun, for the tests of the wake rule.
+const BlockingRun = blockingRun

@@ -86,6 +86,13 @@ type goWorker[T any] struct {
 	// worker's goroutine uses them.
 	letIn   bool
 	letInAt int64
+
+	// wakes counts the worker's wake-ups from the idle queue, and wokenAt
+	// is the time of the current one, or 0: one wake-up in eight is timed,
+	// to the end of the task it leads to, for poolCore.wokenRun. Only the
+	// worker's goroutine uses them.
+	wakes   uint32
+	wokenAt int64
 }
 
 // run is the body of the worker goroutine. It returns when afterTask counts
@@ -220,7 +227,14 @@ func (p *poolCore[T]) exitedInHook(w *goWorker[T]) {
 // one, parking the worker in the idle queue until there is one. It returns
 // ok == false when the worker has been counted out and must exit.
 func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
+	var run int64
+	if w.wokenAt != 0 {
+		run, w.wokenAt = nanotime()-w.wokenAt, 0
+	}
 	p.lock.Lock()
+	if run != 0 {
+		p.noteWokenRunLocked(run)
+	}
 	if p.nextBufferedLocked(w) {
 		// The buffered fast path: the worker keeps its slot for the next
 		// buffered task, in the same lock crossing as its report.
@@ -303,6 +317,10 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		taken = nil
 
 		<-w.ch
+		w.wokenAt = 0 // a wake-up that found no task times nothing
+		if w.wakes++; w.wakes%8 == 0 {
+			w.wokenAt = nanotime() // see noteWokenRunLocked
+		}
 		if w.handed {
 			var zero T
 			arg, w.next, w.handed = w.next, zero, false
@@ -456,6 +474,7 @@ func (p *poolCore[T]) markedPanic(w *goWorker[T]) {
 // again.
 func (p *poolCore[T]) recycle(w *goWorker[T]) {
 	w.local, w.retire, w.start, w.inTask, w.panicked = nil, false, 0, false, false
+	w.wokenAt = 0
 	p.workerCache.Put(w)
 }
 
