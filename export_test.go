@@ -3,6 +3,7 @@ package ants
 import (
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // FakeClock is a clock that tests advance by hand. Every ticker it creates
@@ -302,3 +303,9 @@ func (p *poolCore[T]) WokenRun() time.Duration {
 
 // BlockingRun is blockingRun, for the tests of the wake rule.
 const BlockingRun = blockingRun
+
+// WorkerSize is the size of the worker struct of a Pool and of a
+// PoolWithFunc.
+func WorkerSize() (pool, withFunc uintptr) {
+	return unsafe.Sizeof(goWorker[func()]{}), unsafe.Sizeof(goWorker[any]{})
+}

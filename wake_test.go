@@ -76,3 +76,11 @@ func TestWakeRuleFollowsTasks(t *testing.T) {
 		})
 	}
 }
+
+// The worker struct stays within the 128-byte size class, with the fields
+// of its wake-up and of its task's end in its first cache line.
+func TestWorkerFitsSizeClass(t *testing.T) {
+	pool, withFunc := ants.WorkerSize()
+	require.LessOrEqual(t, pool, uintptr(128))
+	require.LessOrEqual(t, withFunc, uintptr(128))
+}

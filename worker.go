@@ -21,6 +21,10 @@ import (
 // again, or tells it to stop. One goWorker[T] serves every pool kind: T is
 // func() for Pool and the argument type for the function pools.
 type goWorker[T any] struct {
+	// The fields are ordered so that the struct fits the 128-byte size
+	// class (in another order it took 144 bytes), with those a worker
+	// reads as it wakes and as its task ends in its first 40 bytes.
+
 	pool *poolCore[T]
 
 	// ch wakes a parked worker. Its capacity of 1 makes the wake-up
@@ -28,14 +32,6 @@ type goWorker[T any] struct {
 	// most one wake-up per idle period, because the pool detaches it from
 	// the idle queue before sending.
 	ch chan struct{}
-
-	// nextWake links the workers detached to be woken at once (wake.go);
-	// guarded by the pool's lock until the wake-up.
-	nextWake *goWorker[T]
-
-	// lastUsed is the pool tick at which the worker last went idle; guarded
-	// by the pool's lock.
-	lastUsed int64
 
 	// stop tells an idle worker that its wake-up is the order to exit. It
 	// is set under the pool's lock before the wake-up is sent, so the
@@ -47,32 +43,44 @@ type goWorker[T any] struct {
 	// (kickLocked); it runs it without taking the pool's lock. Like stop,
 	// both are set under the lock before the wake-up is sent.
 	handed bool
-	next   T
+
+	// retire, set by a task on its own worker's goroutine, makes the worker
+	// exit after the task instead of taking the next one.
+	retire bool
+
+	// panicked is set for a task whose panic its pool kind caught (a
+	// WorkerPool's fn, a panicMark), so that the observer is told and
+	// afterTask counts it as panicked. Only the worker's goroutine uses it.
+	panicked bool
+
+	// wakes counts the worker's wake-ups from the idle queue, and wokenAt
+	// is the time of the current one, or 0: one wake-up in eight is timed,
+	// to the end of the task it leads to, for poolCore.wokenRun. Only the
+	// worker's goroutine uses them.
+	wakes   uint32
+	next    T
+	wokenAt int64
+
+	// nextWake links the workers detached to be woken at once (wake.go);
+	// guarded by the pool's lock until the wake-up.
+	nextWake *goWorker[T]
+
+	// lastUsed is the pool tick at which the worker last went idle; guarded
+	// by the pool's lock.
+	lastUsed int64
 
 	// local is state a pool kind keeps for the life of this worker (a
 	// WorkerPool's Worker); only the worker's goroutine uses it, and the
 	// pool clears it when the worker exits.
 	local any
 
-	// retire, set by a task on its own worker's goroutine, makes the worker
-	// exit after the task instead of taking the next one.
-	retire bool
-
 	// The timing of the current task, if the pool is timed (timing.go): its
 	// stamp, when it started (0: not yet read), and whether it is running.
-	// panicked is set for a task whose panic its pool kind caught (a
-	// WorkerPool's fn, a panicMark), so that the observer is told and
-	// afterTask counts it as panicked. Only the worker's goroutine uses
-	// them, except stamp, which takeLocked sets under the pool's lock
-	// before the worker runs the task.
-	stamp    taskStamp
-	start    int64
-	inTask   bool
-	panicked bool
-
-	// ran is the run time of the task just finished, for the adaptive
-	// capacity; negative if it panicked.
-	ran int64
+	// Only the worker's goroutine uses them, except stamp, which takeLocked
+	// sets under the pool's lock before the worker runs the task.
+	stamp  taskStamp
+	start  int64
+	inTask bool
 
 	// exiting is set while leaveOrStay runs the pool's onExit hook for w,
 	// already out of Running, so that runTasks counts it out rightly if the
@@ -87,12 +95,9 @@ type goWorker[T any] struct {
 	letIn   bool
 	letInAt int64
 
-	// wakes counts the worker's wake-ups from the idle queue, and wokenAt
-	// is the time of the current one, or 0: one wake-up in eight is timed,
-	// to the end of the task it leads to, for poolCore.wokenRun. Only the
-	// worker's goroutine uses them.
-	wakes   uint32
-	wokenAt int64
+	// ran is the run time of the task just finished, for the adaptive
+	// capacity; negative if it panicked.
+	ran int64
 }
 
 // run is the body of the worker goroutine. It returns when afterTask counts
