@@ -301,8 +301,12 @@ func (p *poolCore[T]) WokenRun() time.Duration {
 	return time.Duration(p.wokenRun)
 }
 
-// BlockingRun is blockingRun, for the tests of the wake rule.
-const BlockingRun = blockingRun
+// BlockingRun and HandBacklog are blockingRun and handBacklog, for the
+// tests of the wake rule.
+const (
+	BlockingRun = blockingRun
+	HandBacklog = handBacklog
+)
 
 // WorkerSize is the size of the worker struct of a Pool and of a
 // PoolWithFunc.

@@ -38,9 +38,9 @@ import "time"
 // own benchmark (10 ms sleeps at capacity 50,000) that made the pool about
 // a quarter slower than ants. So the pool times one wake-up in eight of
 // its workers to the end of the task it led to (wokenRun), and while that
-// average is over blockingRun, it hands each reserved task to an idle
-// worker of its own (handEachLocked), as ants does: one wake-up per task,
-// all sent by the submitter.
+// average is over blockingRun and more than handBacklog reserved tasks
+// wait for the chain, the submitter hands each to an idle worker of its
+// own (handEachLocked), as ants does.
 //
 // In a pool with a buffer, when the one reserved task is all there is to
 // do, the worker woken for it is handed it under the lock (goWorker.next),
@@ -101,7 +101,7 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 		}
 		return nil
 	}
-	if p.wokenRun > int64(blockingRun) {
+	if p.wokenRun > int64(blockingRun) && p.reserved > handBacklog {
 		return p.handEachLocked()
 	}
 	if p.reserved > p.searching+p.workers.len() {
@@ -141,6 +141,15 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 // takes to be scheduled and run, and below the shortest waits on the
 // network.
 const blockingRun = 50 * time.Microsecond
+
+// handBacklog is how many reserved tasks may wait for the chain of woken
+// workers while tasks block, before the submitter hands them out itself
+// (handEachLocked). The chain costs the submitter nothing and is fast
+// enough when the pool's tasks are spread over several pools (ants'
+// AntsMultiPool: 10 pools of 5,000); a single pool's submitter outruns
+// it (AntsPool). At about a microsecond a link, 64 tasks wait for it at
+// most about as long as one task that blocks runs.
+const handBacklog = 64
 
 // noteWokenRunLocked adds run, the time from a worker's wake-up to the end
 // of the task it took, to the moving average wokenRun, with weight 1/8.

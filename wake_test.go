@@ -39,12 +39,13 @@ func idleAfterBurst(t *testing.T, p *ants.Pool, n int) (idle int, release func()
 	return idle, func() { close(gate); wg.Wait() }
 }
 
-// With tasks that block, each task submitted to a pool with idle workers
-// wakes a worker of its own, as in ants; with tasks that compute, one
-// woken worker wakes the next (the wake rule, wake.go).
+// With tasks that block, once more than HandBacklog tasks wait for the
+// chain of woken workers, the submitter hands each to an idle worker of
+// its own, as in ants; with tasks that compute, one woken worker wakes the
+// next however many wait (the wake rule, wake.go).
 func TestWakeRuleFollowsTasks(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	const workers, burst = 16, 8
+	const workers, burst = 2 * ants.HandBacklog, ants.HandBacklog + ants.HandBacklog/2
 	for _, tc := range []struct {
 		name     string
 		task     func()
@@ -69,7 +70,9 @@ func TestWakeRuleFollowsTasks(t *testing.T) {
 			idle, release := idleAfterBurst(t, p, burst)
 			defer release()
 			if tc.blocking {
-				require.Equal(t, workers-burst, idle, "each task should have woken its own worker")
+				// The first woken worker searches; when the backlog passes
+				// HandBacklog, the submitter hands out all of it.
+				require.Equal(t, workers-1-ants.HandBacklog, idle, "the backlog should have been handed out")
 			} else {
 				require.Equal(t, workers-1, idle, "one woken worker should search for the rest")
 			}
