@@ -214,6 +214,9 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level
 		}
 	}
 	closed := w.state == waiterClosed
+	if !closed && p.queueSize >= yieldMinBuffer {
+		p.callersWaking.Add(-1) // it was taken
+	}
 	p.putWaiter(w)
 	if closed {
 		p.rejected.Add(1)
@@ -275,6 +278,7 @@ func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStam
 		return arg, st, taken
 	}
 	p.submitted++
+	p.noteCallerTakenLocked()
 	w.state = waiterTaken
 	w.nextWake = taken
 	return arg, st, w
@@ -292,9 +296,19 @@ func (p *poolCore[T]) letInLocked(now int64, taken *waiter[T]) *waiter[T] {
 	}
 	p.waitq.bufferCaller(w)
 	p.submitted++
+	p.noteCallerTakenLocked()
 	w.state = waiterTaken
 	w.nextWake = taken
 	return w
+}
+
+// noteCallerTakenLocked counts a blocked caller whose task was accepted in
+// callersWaking, until it resumes (waitUnlock), in the pools whose workers
+// yield to such callers (yieldToCallers). It requires p.lock held.
+func (p *poolCore[T]) noteCallerTakenLocked() {
+	if p.queueSize >= yieldMinBuffer {
+		p.callersWaking.Add(1)
+	}
 }
 
 // closeWaitersLocked takes every blocked caller out of the queue for

@@ -28,14 +28,16 @@ import (
 //
 // # Which counters an event moves
 //
-// Each moves under p.lock, but rejected, an atomic written without it;
+// Each moves under p.lock, but rejected and the decrement of callersWaking,
+// atomics written without it;
 // running is an atomic too, for the getters.
 //
 //	a task is accepted with a slot       submitted+1, reserved+1, into tasks
 //	a task is accepted into the buffer   submitted+1, waitq.buffered+1
 //	a slot goes to a buffered task       waitq.buffered-1, reserved+1
-//	a slot goes to a blocked caller      waitq.blocked-1, submitted+1, reserved+1
-//	buffer room goes to a blocked caller waitq.blocked-1, submitted+1, waitq.buffered+1
+//	a slot goes to a blocked caller      waitq.blocked-1, submitted+1, reserved+1, callersWaking+1
+//	buffer room goes to a blocked caller waitq.blocked-1, submitted+1, waitq.buffered+1, callersWaking+1
+//	a taken caller resumes               callersWaking-1
 //	a call is refused                    rejected+1
 //	a caller blocks, or gives up         waitq.blocked+1, waitq.blocked-1
 //	a worker takes a task                reserved-1, busy+1, out of tasks
@@ -89,6 +91,11 @@ type poolCore[T any] struct {
 	// way while reserved tasks remain: reserved > 0 and searching == 0
 	// only when no worker is idle.
 	searching int
+
+	// wokenRun is a moving average of the time from a worker's wake-up to
+	// the end of the task it took, in ns: the wake rule's measure of
+	// whether tasks block (noteWokenRunLocked, wake.go).
+	wokenRun int64
 
 	// onWay counts the workers woken with a task handed to them that have
 	// not yet started it, and kickWanted is set when kickLocked left
@@ -186,6 +193,11 @@ type poolCore[T any] struct {
 	running atomic.Int32 // active workers: started, not exited, not told to stop
 
 	rejected atomic.Uint64 // written without the lock
+
+	// callersWaking counts the blocked callers whose tasks were accepted
+	// and that have not yet resumed: the waker increments it under the
+	// lock, the caller decrements it as it resumes (yieldToCallers).
+	callersWaking atomic.Int32
 
 	// workerCache recycles the goWorker of an exited goroutine, channel
 	// included, for the next one the pool starts.

@@ -3,6 +3,7 @@ package ants
 import (
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // FakeClock is a clock that tests advance by hand. Every ticker it creates
@@ -289,4 +290,26 @@ func (s *Subpool) PaceTimers() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.timers
+}
+
+// WokenRun returns the pool's average time from a worker's wake-up to the
+// end of its task (poolCore.wokenRun), and BlockingRun the average above
+// which the wake rule takes tasks to block.
+func (p *poolCore[T]) WokenRun() time.Duration {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return time.Duration(p.wokenRun)
+}
+
+// BlockingRun and HandBacklog are blockingRun and handBacklog, for the
+// tests of the wake rule.
+const (
+	BlockingRun = blockingRun
+	HandBacklog = handBacklog
+)
+
+// WorkerSize is the size of the worker struct of a Pool and of a
+// PoolWithFunc.
+func WorkerSize() (pool, withFunc uintptr) {
+	return unsafe.Sizeof(goWorker[func()]{}), unsafe.Sizeof(goWorker[any]{})
 }

@@ -44,6 +44,8 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case p.live < running+p.stopping+purge+pace:
 		return fmt.Errorf("live %d < running %d + stopping %d + purge %d + pace timers %d",
 			p.live, running, p.stopping, purge, pace)
+	case p.callersWaking.Load() < 0:
+		return fmt.Errorf("%d callers waking", p.callersWaking.Load())
 	case p.paceOrphans < 0 || p.paceArmed != (p.paceStop != nil):
 		return fmt.Errorf("pace timer armed %v with stop %v, %d orphans",
 			p.paceArmed, p.paceStop != nil, p.paceOrphans)

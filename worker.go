@@ -1,6 +1,7 @@
 package ants
 
 import (
+	"runtime"
 	"runtime/debug"
 	"time"
 )
@@ -20,6 +21,10 @@ import (
 // again, or tells it to stop. One goWorker[T] serves every pool kind: T is
 // func() for Pool and the argument type for the function pools.
 type goWorker[T any] struct {
+	// The fields are ordered so that the struct fits the 128-byte size
+	// class (in another order it took 144 bytes), with those a worker
+	// reads as it wakes and as its task ends in its first 40 bytes.
+
 	pool *poolCore[T]
 
 	// ch wakes a parked worker. Its capacity of 1 makes the wake-up
@@ -27,14 +32,6 @@ type goWorker[T any] struct {
 	// most one wake-up per idle period, because the pool detaches it from
 	// the idle queue before sending.
 	ch chan struct{}
-
-	// nextWake links the workers detached to be woken at once (wake.go);
-	// guarded by the pool's lock until the wake-up.
-	nextWake *goWorker[T]
-
-	// lastUsed is the pool tick at which the worker last went idle; guarded
-	// by the pool's lock.
-	lastUsed int64
 
 	// stop tells an idle worker that its wake-up is the order to exit. It
 	// is set under the pool's lock before the wake-up is sent, so the
@@ -46,37 +43,61 @@ type goWorker[T any] struct {
 	// (kickLocked); it runs it without taking the pool's lock. Like stop,
 	// both are set under the lock before the wake-up is sent.
 	handed bool
-	next   T
+
+	// retire, set by a task on its own worker's goroutine, makes the worker
+	// exit after the task instead of taking the next one.
+	retire bool
+
+	// panicked is set for a task whose panic its pool kind caught (a
+	// WorkerPool's fn, a panicMark), so that the observer is told and
+	// afterTask counts it as panicked. Only the worker's goroutine uses it.
+	panicked bool
+
+	// wakes counts the worker's wake-ups from the idle queue, and wokenAt
+	// is the time of the current one, or 0: one wake-up in eight is timed,
+	// to the end of the task it leads to, for poolCore.wokenRun. Only the
+	// worker's goroutine uses them.
+	wakes   uint32
+	next    T
+	wokenAt int64
+
+	// nextWake links the workers detached to be woken at once (wake.go);
+	// guarded by the pool's lock until the wake-up.
+	nextWake *goWorker[T]
+
+	// lastUsed is the pool tick at which the worker last went idle; guarded
+	// by the pool's lock.
+	lastUsed int64
 
 	// local is state a pool kind keeps for the life of this worker (a
 	// WorkerPool's Worker); only the worker's goroutine uses it, and the
 	// pool clears it when the worker exits.
 	local any
 
-	// retire, set by a task on its own worker's goroutine, makes the worker
-	// exit after the task instead of taking the next one.
-	retire bool
-
 	// The timing of the current task, if the pool is timed (timing.go): its
 	// stamp, when it started (0: not yet read), and whether it is running.
-	// panicked is set for a task whose panic its pool kind caught (a
-	// WorkerPool's fn, a panicMark), so that the observer is told and
-	// afterTask counts it as panicked. Only the worker's goroutine uses
-	// them, except stamp, which takeLocked sets under the pool's lock
-	// before the worker runs the task.
-	stamp    taskStamp
-	start    int64
-	inTask   bool
-	panicked bool
-
-	// ran is the run time of the task just finished, for the adaptive
-	// capacity; negative if it panicked.
-	ran int64
+	// Only the worker's goroutine uses them, except stamp, which takeLocked
+	// sets under the pool's lock before the worker runs the task.
+	stamp  taskStamp
+	start  int64
+	inTask bool
 
 	// exiting is set while leaveOrStay runs the pool's onExit hook for w,
 	// already out of Running, so that runTasks counts it out rightly if the
 	// hook calls runtime.Goexit. Only the worker's goroutine uses it.
 	exiting bool
+
+	// letInAt is when the worker last let a blocked caller into the
+	// buffer on the buffered fast path (afterTask), and letIn is set from
+	// then until the buffer has drained to half: the caller may still be
+	// waiting for this worker's P to run it (see yieldToCallers). Only the
+	// worker's goroutine uses them.
+	letIn   bool
+	letInAt int64
+
+	// ran is the run time of the task just finished, for the adaptive
+	// capacity; negative if it panicked.
+	ran int64
 }
 
 // run is the body of the worker goroutine. It returns when afterTask counts
@@ -211,7 +232,14 @@ func (p *poolCore[T]) exitedInHook(w *goWorker[T]) {
 // one, parking the worker in the idle queue until there is one. It returns
 // ok == false when the worker has been counted out and must exit.
 func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
+	var run int64
+	if w.wokenAt != 0 {
+		run, w.wokenAt = nanotime()-w.wokenAt, 0
+	}
 	p.lock.Lock()
+	if run != 0 {
+		p.noteWokenRunLocked(run)
+	}
 	if p.nextBufferedLocked(w) {
 		// The buffered fast path: the worker keeps its slot for the next
 		// buffered task, in the same lock crossing as its report.
@@ -220,9 +248,16 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		var taken *waiter[T]
 		if p.waitq.blocked > 0 {
 			taken = p.letInLocked(0, nil) // one level: no ranks to compare
+			if !w.letIn && p.queueSize >= yieldMinBuffer {
+				w.letIn, w.letInAt = true, nanotime()
+			}
 		}
+		halfDrained := p.waitq.zero.tasks.size <= p.queueSize/2
 		p.lock.Unlock()
 		taken.wake()
+		if w.letIn && halfDrained {
+			p.yieldToCallers(w)
+		}
 		return arg, true
 	}
 	if p.adaptive != nil && w.ran >= 0 {
@@ -287,6 +322,10 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		taken = nil
 
 		<-w.ch
+		w.wokenAt = 0 // a wake-up that found no task times nothing
+		if w.wakes++; w.wakes%8 == 0 {
+			w.wokenAt = nanotime() // see noteWokenRunLocked
+		}
 		if w.handed {
 			var zero T
 			arg, w.next, w.handed = w.next, zero, false
@@ -302,6 +341,39 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		if !p.leaveOrStay(w, nil) {
 			return arg, false
 		}
+	}
+}
+
+// callerWaitBeforeYield is how long a caller that a worker let into the
+// buffer may have waited to run before the worker yields to it, once the
+// buffer has drained to half (yieldToCallers): about a hundred times the
+// cost of the yield, and longer than no-op tasks take to drain half of a
+// buffer of the usual sizes, so that only workers whose tasks are long
+// enough for the caller's wait to idle them yield.
+const callerWaitBeforeYield = 10 * time.Microsecond
+
+// yieldMinBuffer is the smallest buffer for which workers yield to the
+// callers they let in (yieldToCallers): in a smaller one the clock
+// readings cost more than the runway gives back (WithQueueSize(2) at
+// capacity 2 was 11% slower from one submitter).
+const yieldMinBuffer = 8
+
+// yieldToCallers is what a worker on the buffered fast path does once the
+// buffer has drained to half since it last let a blocked caller in: if the
+// caller may still be waiting to run, it yields its P to it.
+//
+// The runtime runs a goroutine that another readies next on the readier's
+// P, after it, and no other P takes it while all are busy. So a producer
+// that a busy worker lets into the buffer stays runnable behind that
+// worker, and the other workers empty the buffer and park before it
+// submits again: with tasks of about 2 µs at capacity 2, a third of the
+// CPU went idle that way, and a channel pool loses the same (BENCHMARKS.md,
+// "The buffered path"). Yielding here lets the producer refill the buffer
+// while the other workers still have half of it to run.
+func (p *poolCore[T]) yieldToCallers(w *goWorker[T]) {
+	w.letIn = false
+	if p.callersWaking.Load() > 0 && time.Duration(nanotime()-w.letInAt) > callerWaitBeforeYield {
+		runtime.Gosched()
 	}
 }
 
@@ -413,6 +485,7 @@ func (p *poolCore[T]) markedPanic(w *goWorker[T]) {
 // again.
 func (p *poolCore[T]) recycle(w *goWorker[T]) {
 	w.local, w.retire, w.start, w.inTask, w.panicked = nil, false, 0, false, false
+	w.wokenAt = 0
 	p.workerCache.Put(w)
 }
 
