@@ -152,12 +152,19 @@ const blockingRun = 50 * time.Microsecond
 const handBacklog = 64
 
 // noteWokenRunLocked adds run, the time from a worker's wake-up to the end
-// of the task it took, to the moving average wokenRun, with weight 1/8.
-// Only one wake-up in eight is timed: the two clock readings cost about as
-// much as a no-op task. It requires p.lock held.
+// of the task it took, to the moving average wokenRun, with weight 1/8; a
+// run counts at most maxWokenRun, so that a few long tasks do not hold
+// the rule for blocking tasks for long after the pool's tasks change. Only
+// one wake-up in eight is timed: the two clock readings cost about as much
+// as a no-op task. It requires p.lock held.
 func (p *poolCore[T]) noteWokenRunLocked(run int64) {
-	p.wokenRun += (run - p.wokenRun) / 8
+	p.wokenRun += (min(run, int64(maxWokenRun)) - p.wokenRun) / 8
 }
+
+// maxWokenRun bounds a sample of wokenRun (noteWokenRunLocked): from it,
+// the average falls below blockingRun in about 22 samples of tasks that
+// compute.
+const maxWokenRun = time.Millisecond
 
 // handEachLocked is the wake rule for tasks that block: each reserved
 // task that no searching worker will take is handed to an idle worker of
