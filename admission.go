@@ -48,7 +48,13 @@ func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st tas
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
-	p.lock.LockYielding() // see LockYielding
+	if p.queueSize < 0 || p.blocking.Load() {
+		// A submitter that could outrun the workers yields its goroutine
+		// while it waits for the lock (see LockYielding).
+		p.lock.LockYielding()
+	} else {
+		p.lock.Lock()
+	}
 	if !p.closed.Load() && !p.gated {
 		if p.slotFreeLocked() {
 			p.acceptUnlock(arg, st)

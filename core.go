@@ -94,8 +94,10 @@ type poolCore[T any] struct {
 
 	// wokenRun is a moving average of the time from a worker's wake-up to
 	// the end of the task it took, in ns: the wake rule's measure of
-	// whether tasks block (noteWokenRunLocked, wake.go).
+	// whether tasks block (noteWokenRunLocked, wake.go). blocking is set
+	// while it is over blockingRun, for the readers without the lock.
 	wokenRun int64
+	blocking atomic.Bool
 
 	// onWay counts the workers woken with a task handed to them that have
 	// not yet started it, and kickWanted is set when kickLocked left

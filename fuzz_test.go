@@ -987,39 +987,53 @@ var fzPartners = [8]func(arg byte) fzPartner{
 }
 
 // fzReleased is what a release returned, and the runs of the tasks and the
-// timers set as it returned.
+// timers set as it returned (FuzzPool's and FuzzSubpool's).
 type fzReleased struct {
 	err    error
 	runs   [fzMaxIDs]int32
 	timers int
 }
 
-// releaseNow makes a release on a new goroutine and returns its outcome.
-func (f *fz) releaseNow(release func() error) chan fzReleased {
+// releaseAsync makes a release on a new goroutine and returns the channel
+// its outcome comes on: with the tasks' runs, read from runs, and the
+// timers that timers counts, as the release returned.
+func releaseAsync(release func() error, runs *[fzMaxIDs]atomic.Int32, timers func() int) chan fzReleased {
 	res := make(chan fzReleased, 1)
 	go func() {
 		var out fzReleased
 		out.err = release()
 		for id := range out.runs {
-			out.runs[id] = f.runs[id].Load()
+			out.runs[id] = runs[id].Load()
 		}
-		out.timers = f.clock.Timers()
+		out.timers = timers()
 		res <- out
 	}()
 	return res
 }
 
-// awaitReleased returns the outcome of a release, which must come within
-// fzBound.
-func (f *fz) awaitReleased(res chan fzReleased) fzReleased {
-	f.t.Helper()
+// awaitRelease returns the outcome of a release, or calls hang if it has
+// not come within 2 fzBound.
+func awaitRelease(res chan fzReleased, hang func(format string, args ...any)) fzReleased {
 	select {
 	case out := <-res:
 		return out
 	case <-time.After(2 * fzBound):
-		f.hang("a release has not returned after %v", 2*fzBound)
+		hang("a release has not returned after %v", 2*fzBound)
 		return fzReleased{}
 	}
+}
+
+// releaseNow makes a release of the pool on a new goroutine and returns
+// its outcome's channel.
+func (f *fz) releaseNow(release func() error) chan fzReleased {
+	return releaseAsync(release, &f.runs, f.clock.Timers)
+}
+
+// awaitReleased returns the outcome of a release, which must come within
+// 2 fzBound.
+func (f *fz) awaitReleased(res chan fzReleased) fzReleased {
+	f.t.Helper()
+	return awaitRelease(res, f.hang)
 }
 
 // checkNilRelease checks what a release that returned nil found: every

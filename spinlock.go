@@ -56,16 +56,18 @@ func (l *spinLock) Lock() {
 	l.lockSlow()
 }
 
-// LockYielding is Lock for a submitter: while it waits it yields its
-// goroutine from the start, never only its thread, so that the goroutines
-// runnable behind it run first. Those are mostly workers whose task has
-// just ended, which would give their slot back or take the next task. A
-// submitter that kept its P, as Lock's waiters do, outruns them: with one
-// submitter and tasks that sleep, the pool then sees no idle worker at
-// each submit and starts new ones, up to its capacity. That was the sleep
-// workload's 50,000 goroutines and 165 MiB, against 20,000-33,000 and
-// 70-110 MiB with the old lock and with ants (DESIGN.md, "The spinlock's
-// yield").
+// LockYielding is Lock for a submitter that must not outrun the workers:
+// while it waits it yields its goroutine from the start, never only its
+// thread, so that the goroutines runnable behind it run first. Those are
+// mostly workers whose task has just ended, which would give their slot
+// back or take the next task. A submitter that kept its P, as Lock's
+// waiters do, outruns them: with one submitter and tasks that sleep, the
+// pool then sees no idle worker at each submit and starts new ones, up to
+// its capacity. That was the sleep workload's 50,000 goroutines and 165
+// MiB, against 20,000-33,000 and 70-110 MiB with the old lock and with
+// ants (DESIGN.md, "The spinlock's yield"). Submitters use it while tasks
+// block, and with an unbounded buffer, which never makes them wait; else
+// Lock, whose thread yield costs less.
 func (l *spinLock) LockYielding() {
 	if l.state.CompareAndSwap(0, 1) {
 		return

@@ -529,45 +529,22 @@ var fsPartners = [8]func(arg byte) (string, func(s *ants.Subpool) error, func(m 
 	},
 }
 
-// fsReleased is what a release of the sub-pool returned, and the runs of
-// the tasks and its timers as it returned.
-type fsReleased struct {
-	err    error
-	runs   [fzMaxIDs]int32
-	timers int
-}
-
-// releaseNow makes a release on a new goroutine and returns its outcome.
-func (f *fs) releaseNow(release func() error) chan fsReleased {
-	res := make(chan fsReleased, 1)
-	go func() {
-		var out fsReleased
-		out.err = release()
-		for id := range out.runs {
-			out.runs[id] = f.runs[id].Load()
-		}
-		out.timers = f.s.PaceTimers()
-		res <- out
-	}()
-	return res
+// releaseNow makes a release of the sub-pool on a new goroutine and
+// returns its outcome's channel.
+func (f *fs) releaseNow(release func() error) chan fzReleased {
+	return releaseAsync(release, &f.runs, f.s.PaceTimers)
 }
 
 // awaitReleased returns the outcome of a release, which must come within
 // 2 fzBound.
-func (f *fs) awaitReleased(res chan fsReleased) fsReleased {
+func (f *fs) awaitReleased(res chan fzReleased) fzReleased {
 	f.t.Helper()
-	select {
-	case out := <-res:
-		return out
-	case <-time.After(2 * fzBound):
-		f.fatalf("a release has not returned after %v", 2*fzBound)
-		return fsReleased{}
-	}
+	return awaitRelease(res, f.fatalf)
 }
 
 // checkNilRelease checks what a release that returned nil found: every
 // task the sub-pool accepted had run, once, and no timer of it was set.
-func (f *fs) checkNilRelease(out fsReleased) {
+func (f *fs) checkNilRelease(out fzReleased) {
 	f.t.Helper()
 	if out.timers != 0 {
 		f.fatalf("a release returned nil with %d timers of the sub-pool set", out.timers)
@@ -599,7 +576,7 @@ func (f *fs) racedRelease(arg byte) {
 	}
 	f.logf("ReleaseTimeout(%v) raced by %s: want %v", d, name, want)
 	res := f.releaseNow(func() error { return f.s.ReleaseTimeout(d) })
-	var out fsReleased
+	var out fzReleased
 	if wasOpen {
 		deadline := time.Now().Add(fzBound)
 		for len(res) == 0 && !f.s.ReleaseWaiting() {

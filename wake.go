@@ -36,11 +36,12 @@ import "time"
 // the chain then runs one wake-up at a time, each waiting for the woken
 // worker to be scheduled, while the submitter fills the ring; with ants'
 // own benchmark (10 ms sleeps at capacity 50,000) that made the pool about
-// a quarter slower than ants. So the pool times one wake-up in eight of
-// its workers to the end of the task it led to (wokenRun), and while that
-// average is over blockingRun and more than handBacklog reserved tasks
-// wait for the chain, the submitter hands each to an idle worker of its
-// own (handEachLocked), as ants does.
+// a quarter slower than ants. So the pool times each worker's start and
+// one wake-up in eight to the end of the task it led to (wokenRun). While
+// that average is over blockingRun (blocking), submitters yield their
+// goroutine as they wait for the lock (LockYielding), and once more than
+// handBacklog reserved tasks wait for the chain, the submitter hands each
+// to an idle worker of its own (handEachLocked), as ants does.
 //
 // In a pool with a buffer, when the one reserved task is all there is to
 // do, the worker woken for it is handed it under the lock (goWorker.next),
@@ -101,7 +102,7 @@ func (p *poolCore[T]) kickLocked() *goWorker[T] {
 		}
 		return nil
 	}
-	if p.wokenRun > int64(blockingRun) && p.reserved > handBacklog {
+	if p.blocking.Load() && p.reserved > handBacklog {
 		return p.handEachLocked()
 	}
 	if p.reserved > p.searching+p.workers.len() {
@@ -156,9 +157,13 @@ const handBacklog = 64
 // run counts at most maxWokenRun, so that a few long tasks do not hold
 // the rule for blocking tasks for long after the pool's tasks change. Only
 // one wake-up in eight is timed: the two clock readings cost about as much
-// as a no-op task. It requires p.lock held.
+// as a no-op task; a worker's start is timed too, so that a new pool knows
+// before its workers have been woken eight times. It requires p.lock held.
 func (p *poolCore[T]) noteWokenRunLocked(run int64) {
 	p.wokenRun += (min(run, int64(maxWokenRun)) - p.wokenRun) / 8
+	if b := p.wokenRun > int64(blockingRun); b != p.blocking.Load() {
+		p.blocking.Store(b)
+	}
 }
 
 // maxWokenRun bounds a sample of wokenRun (noteWokenRunLocked): from it,

@@ -54,9 +54,9 @@ type goWorker[T any] struct {
 	panicked bool
 
 	// wakes counts the worker's wake-ups from the idle queue, and wokenAt
-	// is the time of the current one, or 0: one wake-up in eight is timed,
-	// to the end of the task it leads to, for poolCore.wokenRun. Only the
-	// worker's goroutine uses them.
+	// is the time of the current one, or of the worker's start, or 0: the
+	// start and one wake-up in eight are timed, to the end of the task they
+	// lead to, for poolCore.wokenRun. Only the worker's goroutine uses them.
 	wakes   uint32
 	next    T
 	wokenAt int64
@@ -112,6 +112,7 @@ type goWorker[T any] struct {
 // recovery of runTasks: a WorkerPool, whose onExit hook is user code,
 // marks no panic, and a marked task is no sample for OnChange.)
 func (w *goWorker[T]) run(arg T) {
+	w.wokenAt = nanotime() // a start times the first task, as a wake-up does
 	for w.runTasks(arg) {
 		var ok bool
 		if arg, ok = w.pool.afterTask(w); !ok {
