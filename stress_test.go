@@ -46,7 +46,7 @@ import (
 // and in count (stressMaxOps per goroutine and epoch).
 
 const (
-	stressGoroutines = 8
+	stressGoroutines = 8 // at least stressOpCount: each makes one operation first (hammer)
 	stressEpochs     = 3
 	stressExpiry     = 2 * time.Millisecond
 	stressCallBound  = 10 * time.Second
@@ -545,10 +545,16 @@ func stressTaskArg(id int) int {
 }
 
 // hammer is one submitting goroutine: it makes random calls until the
-// deadline or stressMaxOps calls.
+// deadline or stressMaxOps calls. Its first call is operation g (modulo
+// their count), so that every operation is made in every epoch however
+// few calls a slow machine allows: the rare ones would otherwise be
+// missed now and then, and the test would prove less than it claims.
 func (h *stressHarness) hammer(g int, p *testPool, cfg stressConfig, deadline time.Time, ops *[stressOpCount]atomic.Int64) {
 	for n, maxOps := 0, stressMaxOps(); n < maxOps && time.Now().Before(deadline); n++ {
 		op := stressPickOp()
+		if n == 0 {
+			op = g % stressOpCount
+		}
 		if op == stressOpGroup && p.submitter() == nil {
 			op = stressOpSubmit
 		}
