@@ -458,14 +458,18 @@ func (h *stressHarness) pace(p *testPool, stop <-chan struct{}, n *[3]int) {
 			}
 		}
 	}()
-	for {
+	for i := 0; ; i++ {
 		select {
 		case <-stop:
 			return
 		default:
 		}
 		l := levels[rand.IntN(len(levels))].(pacer)
-		switch op := rand.IntN(3); op {
+		op := rand.IntN(3)
+		if i < 3 {
+			op = i // each call is made at least once an epoch
+		}
+		switch op {
 		case 0:
 			d := time.Duration(rand.IntN(500)) * time.Microsecond
 			ctx, cancel := context.WithTimeout(context.Background(), d)
