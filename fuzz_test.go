@@ -266,19 +266,27 @@ func (m *fzModel) noteArmed() {
 	}
 }
 
+// fzBucket is the token bucket of a model that had limited and tokens once
+// SetRateLimit sets a limit of burst tokens at most, or none (FuzzPool's
+// and FuzzSubpool's): a limit where there was none starts full, a lower
+// burst drops the tokens above it.
+func fzBucket(limited bool, tokens int, limit bool, burst int) (bool, int) {
+	switch {
+	case !limit:
+		return false, 0
+	case !limited:
+		return true, burst
+	default:
+		return true, min(tokens, burst)
+	}
+}
+
 // setRate is SetRateLimit with a limit (burst tokens at most) or none: a
 // limit where there was none starts full, a lower burst drops the tokens
 // above it; the old timer is dropped and the waiting work takes what the
 // slots and tokens allow.
 func (m *fzModel) setRate(limit bool, burst int) {
-	switch {
-	case !limit:
-		m.limited, m.tokens = false, 0
-	case !m.limited:
-		m.limited, m.tokens = true, burst
-	default:
-		m.tokens = min(m.tokens, burst)
-	}
+	m.limited, m.tokens = fzBucket(m.limited, m.tokens, limit, burst)
 	m.armed = false
 	m.admit()
 }

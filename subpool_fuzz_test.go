@@ -105,14 +105,7 @@ func (m *fsModel) noteArmed() {
 
 // setRate is SetRateLimit: see fzModel.setRate.
 func (m *fsModel) setRate(limit bool, burst int) {
-	switch {
-	case !limit:
-		m.limited, m.tokens = false, 0
-	case !m.limited:
-		m.limited, m.tokens = true, burst
-	default:
-		m.tokens = min(m.tokens, burst)
-	}
+	m.limited, m.tokens = fzBucket(m.limited, m.tokens, limit, burst)
 	if limit {
 		m.burst = burst
 	}

@@ -253,10 +253,10 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 				w.letIn, w.letInAt = true, nanotime()
 			}
 		}
-		halfDrained := p.waitq.zero.tasks.size <= p.queueSize/2
+		halfDrained := w.letIn && p.waitq.zero.tasks.size <= p.queueSize/2
 		p.lock.Unlock()
 		taken.wake()
-		if w.letIn && halfDrained {
+		if halfDrained {
 			p.yieldToCallers(w)
 		}
 		return arg, true

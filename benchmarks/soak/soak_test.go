@@ -35,7 +35,17 @@ func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the soak takes about 25 s; CI runs it in a step of its own")
 	}
-	rep, err := soak(testConfig(), nil)
+	rep := runChecked(t, testConfig())
+	if rep.Shed.N == 0 || rep.Tunes == 0 || rep.SideCycles == 0 {
+		t.Errorf("the soak did not do what it is for: %d shed, %d tunes, %d side-pool cycles", rep.Shed.N, rep.Tunes, rep.SideCycles)
+	}
+}
+
+// runChecked runs the soak of cfg, logs its report, fails the test if a
+// check of check.go failed, and returns the report.
+func runChecked(t *testing.T, cfg config) *report {
+	t.Helper()
+	rep, err := soak(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +56,7 @@ func TestSoak(t *testing.T) {
 	if !ok {
 		t.Error("a check failed; see the report above")
 	}
-	if rep.Shed.N == 0 || rep.Tunes == 0 || rep.SideCycles == 0 {
-		t.Errorf("the soak did not do what it is for: %d shed, %d tunes, %d side-pool cycles", rep.Shed.N, rep.Tunes, rep.SideCycles)
-	}
+	return rep
 }
 
 // TestSoakEveryFeature is TestSoak for the every-feature variant, with its
@@ -63,17 +71,7 @@ func TestSoakEveryFeature(t *testing.T) {
 	cfg := testConfig()
 	cfg.Variant = everyFeature
 	cfg.Levels, cfg.PauseEvery, cfg.PauseFor, cfg.RateEvery = 3, 6*time.Second, time.Second, 3*time.Second
-	rep, err := soak(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ok := evaluate(rep)
-	var b strings.Builder
-	writeReport(&b, []*report{rep})
-	t.Log("\n" + b.String())
-	if !ok {
-		t.Error("a check failed; see the report above")
-	}
+	rep := runChecked(t, cfg)
 	if rep.Shed.N == 0 || rep.Tunes == 0 || rep.SideCycles == 0 || rep.Pauses == 0 || rep.RateChanges == 0 ||
 		!rep.FinalRelease.Done || len(rep.Levels) != 3 {
 		t.Errorf("the soak did not do what it is for: %d shed, %d tunes, %d side-pool cycles, %d pauses, "+
