@@ -92,10 +92,12 @@ type poolCore[T any] struct {
 	// only when no worker is idle.
 	searching int
 
-	// wokenRun is a moving average of the time from a worker's wake-up to
-	// the end of the task it took, in ns: the wake rule's measure of
-	// whether tasks block (noteWokenRunLocked, wake.go). blocking is set
-	// while it is over blockingRun, for the readers without the lock.
+	// wokenRun is a moving average of the time from a worker's wake-up (or
+	// its wake-up of a waiting caller) to the end of the task it took, in
+	// ns: the wake rule's measure of whether tasks block, and of whether
+	// they are long (noteWokenRunLocked and afterWakeLocked, wake.go).
+	// blocking is set while it is over blockingRun, for the readers
+	// without the lock.
 	wokenRun int64
 	blocking atomic.Bool
 

@@ -301,11 +301,12 @@ func (p *poolCore[T]) WokenRun() time.Duration {
 	return time.Duration(p.wokenRun)
 }
 
-// BlockingRun and HandBacklog are blockingRun and handBacklog, for the
-// tests of the wake rule.
+// BlockingRun, HandBacklog and LongTaskRun are blockingRun, handBacklog
+// and longTaskRun, for the tests of the wake rule.
 const (
 	BlockingRun = blockingRun
 	HandBacklog = handBacklog
+	LongTaskRun = longTaskRun
 )
 
 // WorkerSize is the size of the worker struct of a Pool and of a

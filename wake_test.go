@@ -80,6 +80,83 @@ func TestWakeRuleFollowsTasks(t *testing.T) {
 	}
 }
 
+// With long tasks, a worker that takes a blocked caller's task, and so
+// wakes the caller, yields to it before it runs the task: on one P, the
+// caller's Submit returns before the task starts. With short tasks the
+// worker runs the task first (afterWakeLocked, wake.go).
+func TestWorkerYieldsToWokenCaller(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector shuffles the order in which the scheduler runs the goroutines readied")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, tc := range []struct {
+		name   string
+		run    time.Duration
+		yields bool
+	}{
+		{"long", 20 * ants.LongTaskRun, true},
+		{"short", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ants.NewPool(1)
+			require.NoError(t, err)
+			defer p.Release()
+			// Each Submit but the first waits for the worker, which takes
+			// its task and wakes it; the task after one such wake-up in
+			// eight is timed: 32 samples of tc.run.
+			spin := func() {
+				for start := time.Now(); time.Since(start) < tc.run; {
+				}
+			}
+			var wg sync.WaitGroup
+			wg.Add(257)
+			for i := 0; i < 257; i++ {
+				require.NoError(t, p.Submit(func() { spin(); wg.Done() }))
+			}
+			wg.Wait()
+			if tc.yields {
+				require.Greater(t, p.WokenRun(), ants.LongTaskRun)
+			} else {
+				require.Less(t, p.WokenRun(), ants.LongTaskRun)
+			}
+
+			require.Less(t, p.WokenRun(), time.Duration(ants.BlockingRun), "tasks that block are left out")
+
+			// The worker's task runs until the caller below waits; then the
+			// worker takes the caller's task and wakes it. The yield puts
+			// the worker in the global run queue, which the scheduler looks
+			// at first one time in 61: then the worker runs first anyway.
+			// So the order is counted over rounds.
+			const rounds = 8
+			callerFirst := 0
+			for round := 0; round < rounds; round++ {
+				require.NoError(t, p.Submit(func() {
+					for p.Waiting() == 0 {
+						runtime.Gosched()
+					}
+				}))
+				events := make(chan string, 2)
+				go func() {
+					if err := p.Submit(func() { events <- "task ran" }); err != nil {
+						events <- err.Error()
+					}
+					events <- "Submit returned"
+				}()
+				first, second := <-events, <-events
+				require.ElementsMatch(t, []string{"task ran", "Submit returned"}, []string{first, second})
+				if first == "Submit returned" {
+					callerFirst++
+				}
+			}
+			if tc.yields {
+				require.GreaterOrEqual(t, callerFirst, rounds-3, "the caller should run before its task in most rounds")
+			} else {
+				require.Zero(t, callerFirst, "the task should run before its caller resumes")
+			}
+		})
+	}
+}
+
 // The worker struct stays within the 128-byte size class, with the fields
 // of its wake-up and of its task's end in its first cache line.
 func TestWorkerFitsSizeClass(t *testing.T) {

@@ -53,10 +53,11 @@ type goWorker[T any] struct {
 	// afterTask counts it as panicked. Only the worker's goroutine uses it.
 	panicked bool
 
-	// wakes counts the worker's wake-ups from the idle queue, and wokenAt
-	// is the time of the current one, or of the worker's start, or 0: the
-	// start and one wake-up in eight are timed, to the end of the task they
-	// lead to, for poolCore.wokenRun. Only the worker's goroutine uses them.
+	// wakes counts the worker's wake-ups from the idle queue and its
+	// wake-ups of waiting callers (wakeBoth), and wokenAt is the time of
+	// the current one, or of the worker's start, or 0: the start and one
+	// wake-up in eight are timed, to the end of the task they lead to, for
+	// poolCore.wokenRun. Only the worker's goroutine uses them.
 	wakes   uint32
 	next    T
 	wokenAt int64
@@ -286,9 +287,9 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		p.busy++
 		taken = p.admitOntoLocked(taken)
 		next := p.kickLocked()
+		after := p.afterWakeLocked(taken)
 		p.lock.Unlock()
-		taken.wake()
-		next.wake()
+		w.wakeBoth(taken, next, after)
 		return arg, true
 	}
 	taken = p.admitLocked()
@@ -297,9 +298,9 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		if p.reserved > 0 && !w.retire {
 			arg = p.takeLocked(w)
 			next := p.kickLocked()
+			after := p.afterWakeLocked(taken)
 			p.lock.Unlock()
-			taken.wake()
-			next.wake()
+			w.wakeBoth(taken, next, after)
 			return arg, true
 		}
 		c := p.capacity.Load()
