@@ -21,9 +21,9 @@ import (
 //	lib=pool       NewPool(GOMAXPROCS), no buffer
 //
 // with no-op tasks from 1, 8 and 64 submitters (w=noop) and tasks of about
-// 2 µs of CPU from one submitter (w=cpu). The first three hold 64 tasks no
-// worker has taken (the unbounded pool any number), the last two none. Run
-// it and set the libraries side by side with
+// 2 µs and 10 µs of CPU from one submitter (w=cpu, w=cpu10). The first
+// three hold 64 tasks no worker has taken (the unbounded pool any number),
+// the last two none. Run it and set the libraries side by side with
 //
 //	go test -run '^$' -bench BufferedPath -benchtime 200000x -count 8 . | tee buf.txt
 //	benchstat -row '/w /sub' -col /lib buf.txt
@@ -42,14 +42,17 @@ func BenchmarkBufferedPath(b *testing.B) {
 	shapes := []struct {
 		work string
 		subs int
-	}{{"noop", 1}, {"noop", 8}, {"noop", 64}, {"cpu", 1}}
+	}{{"noop", 1}, {"noop", 8}, {"noop", 64}, {"cpu", 1}, {"cpu10", 1}}
 	for _, s := range shapes {
 		for _, l := range libs {
 			b.Run(fmt.Sprintf("w=%s/sub=%d/lib=%s", s.work, s.subs, l.name), func(b *testing.B) {
 				var wg sync.WaitGroup
 				task := wg.Done
-				if s.work == "cpu" {
+				switch s.work {
+				case "cpu":
 					task = func() { cpuTask(cpuTaskIters); wg.Done() }
+				case "cpu10":
+					task = func() { cpuTask(5 * cpuTaskIters); wg.Done() }
 				}
 				p := l.start(b, procs)
 				defer releasePool(b, p)
