@@ -120,7 +120,7 @@ func TestWorkerYieldsToWokenCaller(t *testing.T) {
 				require.Less(t, p.WokenRun(), ants.LongTaskRun)
 			}
 
-			require.Less(t, p.WokenRun(), time.Duration(ants.BlockingRun), "tasks that block are left out")
+			require.Less(t, p.WokenRun(), time.Duration(ants.BlockingRun), "tasks that count as blocking make no worker yield")
 
 			// The worker's task runs until the caller below waits; then the
 			// worker takes the caller's task and wakes it. The yield puts
