@@ -210,14 +210,17 @@ func (p *poolCore[T]) woken() {
 	next.wake()
 }
 
-// wakeBoth is what worker w, about to run its next task, does with the
-// callers its admission took and the workers its kick detached: it wakes
-// them, then, as after decided under the lock, yields to the callers
-// (yieldToCaller) and counts the wake-up for wokenRun: one such wake-up in
-// eight is timed to the end of the task that follows, which keeps the
-// measure of task length up to date while the workers go from task to
-// task without parking. It is called without p.lock.
-func (w *goWorker[T]) wakeBoth(taken *waiter[T], next *goWorker[T], after afterWake) {
+// wakeUnlock is how worker w, about to run its next task, releases p.lock
+// and wakes the callers its admission took and the workers its kick
+// detached. As afterWakeLocked decides before the unlock, it then yields
+// to the callers (yieldToCaller) and counts the wake-up for wokenRun: one
+// such wake-up in eight is timed to the end of the task that follows,
+// which keeps the measure of task length up to date while the workers go
+// from task to task without parking. It requires p.lock held.
+func (w *goWorker[T]) wakeUnlock(taken *waiter[T], next *goWorker[T]) {
+	p := w.pool
+	after := p.afterWakeLocked(taken)
+	p.lock.Unlock()
 	taken.wake()
 	next.wake()
 	if after == goOn {
@@ -232,7 +235,7 @@ func (w *goWorker[T]) wakeBoth(taken *waiter[T], next *goWorker[T], after afterW
 }
 
 // afterWake is what a worker does once it has woken the callers whose
-// tasks its admission took (wakeBoth).
+// tasks its admission took (wakeUnlock).
 type afterWake uint8
 
 const (

@@ -54,7 +54,7 @@ type goWorker[T any] struct {
 	panicked bool
 
 	// wakes counts the worker's wake-ups from the idle queue and its
-	// wake-ups of waiting callers (wakeBoth), and wokenAt is the time of
+	// wake-ups of waiting callers (wakeUnlock), and wokenAt is the time of
 	// the current one, or of the worker's start, or 0: the start and one
 	// wake-up in eight are timed, to the end of the task they lead to, for
 	// poolCore.wokenRun. Only the worker's goroutine uses them.
@@ -287,9 +287,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		p.busy++
 		taken = p.admitOntoLocked(taken)
 		next := p.kickLocked()
-		after := p.afterWakeLocked(taken)
-		p.lock.Unlock()
-		w.wakeBoth(taken, next, after)
+		w.wakeUnlock(taken, next)
 		return arg, true
 	}
 	taken = p.admitLocked()
@@ -298,9 +296,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		if p.reserved > 0 && !w.retire {
 			arg = p.takeLocked(w)
 			next := p.kickLocked()
-			after := p.afterWakeLocked(taken)
-			p.lock.Unlock()
-			w.wakeBoth(taken, next, after)
+			w.wakeUnlock(taken, next)
 			return arg, true
 		}
 		c := p.capacity.Load()
