@@ -17,72 +17,20 @@ import (
 
 // The goroutine bound: at every instant, the goroutines a pool has started
 // and that have not exited number at most its capacity, plus its one purge
-// goroutine (one per member pool of a MultiPool). These tests count them as
-// the runtime does, with runtime.NumGoroutine, sampled while the pool churns.
+// goroutine (one per member pool of a MultiPool). These tests count them
+// from outside, by their stacks (stacks_test.go), while the pool churns:
+// runtime.NumGoroutine, read all the time, says when the process may hold
+// more goroutines than the bound allows, and a census with the world
+// stopped then counts the goroutines that run the pool's code. No slack:
+// a worker is counted out of the pool as its last act, so a goroutine
+// still running the pool's code is one the pool still counts.
 
-// boundSlack is how far over the bound a sample may read. A worker is
-// counted out of the pool as the last thing it does, but the runtime counts
-// its goroutine until the goroutine has been torn down, a few hundred
-// instructions later, and a new worker may start in that window.
-const boundSlack = 2
-
-// peakSampler records the highest goroutine count it sees until stop.
-//
-// Each sample is the least of a reading of runtime.NumGoroutine and a second
-// one after a runtime.Gosched. A single reading overcounts under goroutine
-// churn: the runtime sums counters that move while it reads them (its gcount
-// says so), and a P moving 33 dead goroutines from its free list to the
-// global one hides them from both for a moment; workers counted out of the
-// pool may also still be tearing down. Both windows close while the sampler
-// yields. Goroutines that are really there, such as stopped workers still
-// waiting to exit while new ones start (the previous engine: 30 to 1,700
-// over the bound here), are there for both readings.
-//
-// The free-list window does not always close: the thread moving the dead
-// goroutines can be descheduled by the OS in the middle of the move, when the
-// machine has fewer cores than Ps or is busy, and then both readings see the
-// same 33 phantoms (WorkerPool's churn test read 33 over the bound this way,
-// on 2 cores with -cpu 4). So a sample above the peak so far is confirmed
-// by a count taken with the world stopped (runtime.GoroutineProfile with no
-// room for the records counts under stop-the-world), which no move can be
-// in the middle of; the sample is the lesser of the two. New peaks are rare,
-// so the stops are few.
-type peakSampler struct {
-	stopc chan struct{}
-	done  chan struct{}
-	peak  int
-}
-
-func samplePeak() *peakSampler {
-	s := &peakSampler{stopc: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			n := runtime.NumGoroutine()
-			runtime.Gosched()
-			if n = min(n, runtime.NumGoroutine()); n > s.peak {
-				exact, _ := runtime.GoroutineProfile(stopTheWorld[:])
-				s.peak = max(s.peak, min(n, exact))
-			}
-			select {
-			case <-s.stopc:
-				return
-			default:
-			}
-		}
-	}()
-	return s
-}
-
-// stopTheWorld is too small for any goroutine profile, so that
-// runtime.GoroutineProfile only counts, with the world stopped.
-var stopTheWorld [1]runtime.StackRecord
-
-// stop ends sampling and returns the peak.
-func (s *peakSampler) stop() int {
-	close(s.stopc)
-	<-s.done
-	return s.peak
+// assertWithinBound checks the peaks s saw against the bound of a pool of
+// capacity size with purges purge goroutines.
+func assertWithinBound(t *testing.T, s *censusPeak, size, purges int) {
+	t.Helper()
+	assert.LessOrEqual(t, s.workers, size, "worker goroutines at once, capacity %d (%d censuses)", size, s.censuses)
+	assert.LessOrEqual(t, s.purges, purges, "purge goroutines at once (%d censuses)", s.censuses)
 }
 
 // boundPool is a pool under the bound: capacity size in all (a multi-pool
@@ -165,16 +113,15 @@ func TestGoroutinesStayWithinCapUnderChurn(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/queue=%d/submitters=%d", k.name, queue, submitters), func(t *testing.T) {
 					base := runtime.NumGoroutine()
 					p := newPool(t, size, ants.WithExpiryDuration(time.Millisecond), ants.WithQueueSize(queue))
-					s := samplePeak()
+					s := sampleCensus(base + submitters + 1 + size + p.purges)
 					n := churnTasks()
 					if k.name != "Pool" {
 						n /= 4
 					}
 					submitAll(t, func() error { return p.submit(noop) }, n, submitters)
 					require.NoError(t, p.ReleaseTimeout(long))
-					peak := s.stop()
-					limit := base + submitters + 1 + size + p.purges + boundSlack
-					assert.LessOrEqual(t, peak, limit, "goroutines: base %d, %d submitters, sampler, capacity %d, %d purge", base, submitters, size, p.purges)
+					s.stop()
+					assertWithinBound(t, s, size, p.purges)
 				})
 			}
 		}
@@ -210,7 +157,7 @@ func TestGoroutinesStayWithinCapAroundRelease(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/queue=%d", k.name, r.name, queue), func(t *testing.T) {
 					base := runtime.NumGoroutine()
 					p := newPool(t, size, ants.WithExpiryDuration(time.Millisecond), ants.WithQueueSize(queue))
-					s := samplePeak()
+					s := sampleCensus(base + submitters + 1 + size + p.purges)
 
 					// A submitter refused by a closed pool waits for the
 					// round's Reboot at its gate rather than spin; every
@@ -262,9 +209,8 @@ func TestGoroutinesStayWithinCapAroundRelease(t *testing.T) {
 					close(stop)
 					wg.Wait()
 					require.NoError(t, p.ReleaseTimeout(long))
-					peak := s.stop()
-					limit := base + submitters + 1 + size + p.purges + boundSlack
-					assert.LessOrEqual(t, peak, limit, "goroutines: base %d, %d submitters, sampler, capacity %d, %d purge", base, submitters, size, p.purges)
+					s.stop()
+					assertWithinBound(t, s, size, p.purges)
 				})
 			}
 		}

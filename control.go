@@ -3,6 +3,7 @@ package ants
 import (
 	"context"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -267,9 +268,28 @@ func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
 }
 
 // waitDrained waits until the pool is drained (drainedLocked), or ctx is
-// done; see waitZero.
+// done (see waitZero), and then until the goroutines counted out have
+// returned (waitDeparted).
 func (p *poolCore[T]) waitDrained(ctx context.Context) error {
-	return waitZero(ctx, &p.lock, p.drainedLocked, &p.allExited)
+	if err := waitZero(ctx, &p.lock, p.drainedLocked, &p.allExited); err != nil {
+		return err
+	}
+	p.waitDeparted()
+	return nil
+}
+
+// waitDeparted waits until every goroutine counted out of the pool has
+// returned from its body, so that once a release returns nil none of the
+// pool's goroutines runs the pool's code. A goroutine is counted out under
+// the lock, which it must still release, and its calls must still return:
+// the last thing its body runs is its decrement of departing. That is a
+// few instructions, which need no lock and never block, so the wait
+// yields until they are done rather than sleep on a channel, which the
+// goroutine would have to close after its decrement.
+func (p *poolCore[T]) waitDeparted() {
+	for p.departing.Load() != 0 {
+		runtime.Gosched()
+	}
 }
 
 // drainedLocked reports whether the pool is drained, the state a release

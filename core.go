@@ -137,6 +137,12 @@ type poolCore[T any] struct {
 	live      int
 	allExited chan struct{}
 
+	// departing counts the goroutines counted out of live that have not
+	// yet returned from their body (departLocked, waitDeparted); atomic,
+	// since its decrement is the last thing such a goroutine runs, after
+	// it has released the lock.
+	departing atomic.Int32
+
 	// purgeStop is the stop channel of the purge generation (purge.go):
 	// closed by Release; nil if no generation runs. purgeAlive is set while
 	// a purge goroutine has started and not exited (it may outlive its

@@ -41,6 +41,12 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 	case p.reserved > 0 && p.searching == 0 && idle > 0 && p.onWay.Load() == 0 && !p.kickWanted.Load():
 		return fmt.Errorf("%d reserved tasks with %d idle workers and none searching",
 			p.reserved, idle)
+	case p.reserved > p.searching+idle+p.stopping && !p.kickWanted.Load():
+		// Every reserved task has a worker on its way: one searching, an
+		// idle one the chain will wake, or a stopping one that will stay
+		// for it (leaveOrStay); else a worker woken with a task will kick.
+		return fmt.Errorf("%d reserved tasks, but %d searching, %d idle and %d stopping workers to take them",
+			p.reserved, p.searching, idle, p.stopping)
 	case p.live < running+p.stopping+purge+pace:
 		return fmt.Errorf("live %d < running %d + stopping %d + purge %d + pace timers %d",
 			p.live, running, p.stopping, purge, pace)

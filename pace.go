@@ -152,7 +152,10 @@ func (p *poolCore[T]) armPaceLocked() {
 	p.paceArmed = true
 	p.live++
 	gen := p.paceGen
-	p.paceStop = p.opts.clock.afterFunc(p.bucket.wait(p.clockNow()), func() { p.paced(gen) })
+	p.paceStop = p.opts.clock.afterFunc(p.bucket.wait(p.clockNow()), func() {
+		defer p.departing.Add(-1) // its last act (waitDeparted)
+		p.paced(gen)
+	})
 }
 
 // paceWaitingLocked sets the timer of armPaceLocked if work waits only for
@@ -193,7 +196,7 @@ func (p *poolCore[T]) paced(gen uint64) {
 	p.lock.Lock()
 	if gen != p.paceGen {
 		p.paceOrphans--
-		p.countOutLocked()
+		p.departLocked()
 		p.lock.Unlock()
 		return
 	}
@@ -201,10 +204,15 @@ func (p *poolCore[T]) paced(gen uint64) {
 	p.paceArmed = false
 	taken := p.admitLocked()
 	next := p.kickLocked()
-	p.countOutLocked()
+	if taken == nil && next == nil {
+		p.departLocked()
+		p.lock.Unlock()
+		return
+	}
 	p.lock.Unlock()
 	taken.wake()
 	next.wake()
+	p.countOut() // its last act: the wake-ups are sent on the pool's behalf
 }
 
 // Pause stops the pool from starting tasks. Tasks already running finish;

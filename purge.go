@@ -57,10 +57,12 @@ func (p *poolCore[T]) startPurgeLocked() {
 }
 
 // purgeLoop is the body of the purge goroutine: it serves generations of the
-// pool (each with its stop channel) until none is left to serve.
+// pool (each with its stop channel) until none is left to serve. Its
+// count-out is its last act: the ticker is stopped before it (and a new one
+// made if a new generation turns out to need it).
 func (p *poolCore[T]) purgeLoop(stop chan struct{}) {
+	defer p.departing.Add(-1) // its last act (waitDeparted)
 	tk := p.opts.clock.newTicker(p.opts.ExpiryDuration)
-	defer tk.Stop()
 	for {
 		select {
 		case <-stop:
@@ -69,15 +71,17 @@ func (p *poolCore[T]) purgeLoop(stop chan struct{}) {
 				continue
 			}
 		}
+		tk.Stop()
 		p.lock.Lock()
 		if next := p.purgeStop; next != nil && next != stop {
 			// A new generation started while this one ended: serve it.
 			stop = next
 			p.lock.Unlock()
+			tk = p.opts.clock.newTicker(p.opts.ExpiryDuration)
 			continue
 		}
 		p.purgeAlive = false
-		p.countOutLocked()
+		p.departLocked()
 		p.lock.Unlock()
 		return
 	}

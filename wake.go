@@ -324,11 +324,17 @@ func (p *poolCore[T]) stopLocked(w *goWorker[T]) {
 	p.stopping++
 }
 
-// canSpawnLocked reports whether the goroutine bound leaves room for one
-// more worker goroutine (see poolCore.stopping). It requires p.lock held.
+// canSpawnLocked reports whether one more worker goroutine may start for a
+// reserved task: the goroutine bound leaves room for it (see
+// poolCore.stopping), or the reserved tasks outnumber the workers that will
+// take them, searching or stopping (leaveOrStay keeps a stopping one for a
+// task). The second happens only after a shrinking Tune: the tasks hold
+// slots granted before it, and each gets a goroutine at once, as ants
+// hands each accepted task to a worker. It requires p.lock held and no
+// worker idle (the callers wake them all first).
 func (p *poolCore[T]) canSpawnLocked() bool {
 	c := int(p.capacity.Load())
-	return c < 0 || int(p.running.Load())+p.stopping < c
+	return c < 0 || int(p.running.Load())+p.stopping < c || p.reserved > p.searching+p.stopping
 }
 
 // spawnLocked starts a worker goroutine for the reserved task at the head

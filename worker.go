@@ -113,12 +113,12 @@ type goWorker[T any] struct {
 // recovery of runTasks: a WorkerPool, whose onExit hook is user code,
 // marks no panic, and a marked task is no sample for OnChange.)
 func (w *goWorker[T]) run(arg T) {
-	w.wokenAt = nanotime() // a start times the first task, as a wake-up does
+	defer w.pool.departing.Add(-1) // its last act (waitDeparted); w may be another's by then
+	w.wokenAt = nanotime()         // a start times the first task, as a wake-up does
 	for w.runTasks(arg) {
 		var ok bool
 		if arg, ok = w.pool.afterTask(w); !ok {
-			w.pool.recycle(w)
-			return
+			return // counted out, and w recycled: not to be touched
 		}
 	}
 }
@@ -134,8 +134,7 @@ func (w *goWorker[T]) runTasks(arg T) (marked bool) {
 	returned := false // the loop ended normally: afterTask counted w out
 	defer func() {
 		if returned {
-			p.recycle(w)
-			return
+			return // w is recycled: not to be touched
 		}
 		if w.exiting {
 			// The pool's onExit hook, run by leaveOrStay for a worker
@@ -218,16 +217,23 @@ func (p *poolCore[T]) exitFailed(w *goWorker[T], r any) {
 // exitedInHook counts out w, a stopping worker whose onExit hook, run by
 // leaveOrStay, did not return. w left Running before the hook ran; it now
 // leaves the bound, and since it can no longer stay for a reserved task,
-// a worker is started or woken for it if one is needed.
+// a worker is started or woken for it if one is needed. The count-out is
+// its last act, unless an idle worker must be woken: that wake-up is sent
+// after unlocking, and the count-out follows it.
 func (p *poolCore[T]) exitedInHook(w *goWorker[T]) {
 	w.exiting = false
 	p.lock.Lock()
 	p.stopping--
 	next := p.kickLocked()
-	p.countOutLocked()
+	p.recycle(w)
+	if next == nil {
+		p.departLocked()
+		p.lock.Unlock()
+		return
+	}
 	p.lock.Unlock()
 	next.wake()
-	p.recycle(w)
+	p.countOut()
 }
 
 // afterTask records the task a worker just finished and returns the next
@@ -395,39 +401,46 @@ func (p *poolCore[T]) nextBufferedLocked(w *goWorker[T]) bool {
 // stays) or false with it released (the worker has been counted out and
 // must exit).
 //
-// It first runs the pool's onExit hook, if any, on the worker's goroutine,
-// without the lock. Then, if a reserved task has no worker on its way to it
-// and the pool has a slot, the worker stays, active again: while this
+// What the worker still does on the pool's behalf without the lock comes
+// first: it wakes the callers its admission took (taken) and runs the
+// pool's onExit hook, if any, on its own goroutine. Then, under the lock,
+// if a reserved task needs it, the worker stays, active again: while this
 // goroutine holds its place in the bound no new worker could start for the
-// task. Otherwise it counts the worker out of the bound and of live,
-// releases p.lock and wakes the callers taken (admitLocked).
+// task. A task needs it if no worker is on its way to it and either the
+// pool has a slot or no idle worker is left for the task, which holds a
+// slot granted before a shrinking Tune (canSpawnLocked). Otherwise it
+// recycles w and counts the goroutine out of the bound and of live, and
+// releases p.lock.
 //
-// Counting out is the last thing a worker does under the lock, and nothing
-// is woken from here: a new worker may start once it is counted out, while
-// this goroutine still exists, so that window is kept to the few
-// instructions of its return.
+// Counting out is the goroutine's last act on the pool's behalf: a new
+// worker may start in its place, or a release return nil, once it is
+// counted out, and all that is left of it then is the lock's release and
+// the return of its calls.
 func (p *poolCore[T]) leaveOrStay(w *goWorker[T], taken *waiter[T]) (stays bool) {
-	if p.onExit != nil {
+	if taken != nil || p.onExit != nil {
 		p.lock.Unlock()
 		taken.wake()
-		taken = nil
-		w.exiting = true // for runTasks, if the hook does not return
-		p.onExit(w)
-		w.exiting = false
-		w.local = nil
+		if p.onExit != nil {
+			w.exiting = true // for runTasks, if the hook does not return
+			p.onExit(w)
+			w.exiting = false
+			w.local = nil
+		}
 		p.lock.Lock()
 	}
 	w.retire = false
-	c := p.capacity.Load()
-	if p.reserved > p.searching && (c < 0 || p.running.Load() < c) {
-		p.stopping--
-		p.running.Add(1)
-		return true
+	if p.reserved > p.searching {
+		c := p.capacity.Load()
+		if c < 0 || p.running.Load() < c || p.reserved > p.searching+p.workers.len() {
+			p.stopping--
+			p.running.Add(1)
+			return true
+		}
 	}
 	p.stopping--
-	p.countOutLocked()
+	p.recycle(w)
+	p.departLocked()
 	p.lock.Unlock()
-	taken.wake()
 	return false
 }
 
@@ -448,12 +461,22 @@ func (p *poolCore[T]) failed() {
 	next.wake()
 }
 
-// countOut is countOutLocked for a goroutine that holds no place in the
-// bound and not the lock: a worker on the panic path, after failed.
+// countOut is departLocked for a goroutine that holds no place in the
+// bound and not the lock: a worker on the panic path, after failed, and a
+// goroutine whose last wake-ups had to be sent after unlocking.
 func (p *poolCore[T]) countOut() {
 	p.lock.Lock()
-	p.countOutLocked()
+	p.departLocked()
 	p.lock.Unlock()
+}
+
+// departLocked counts a goroutine of the pool out of live (countOutLocked)
+// as it leaves: it is departing from then until it has returned from its
+// body, whose deferred decrement of p.departing is the last thing it runs.
+// It requires p.lock held.
+func (p *poolCore[T]) departLocked() {
+	p.departing.Add(1)
+	p.countOutLocked()
 }
 
 // countOutLocked counts one pool goroutine, or a pace timer, out of live,
@@ -480,7 +503,8 @@ func (p *poolCore[T]) markedPanic(w *goWorker[T]) {
 
 // recycle clears what w kept for its goroutine and puts it in the cache
 // for the next worker the pool starts. w's goroutine does not touch it
-// again.
+// again. The worker's last call before its count-out, it is made with
+// p.lock held on the paths that count out under it (leaveOrStay).
 func (p *poolCore[T]) recycle(w *goWorker[T]) {
 	w.local, w.retire, w.start, w.inTask, w.panicked = nil, false, 0, false, false
 	w.wokenAt = 0
