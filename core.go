@@ -101,6 +101,9 @@ type poolCore[T any] struct {
 	wokenRun int64
 	blocking atomic.Bool
 
+	// wokenSamples counts the samples of wokenRun, for the tests.
+	wokenSamples uint64
+
 	// onWay counts the workers woken with a task handed to them that have
 	// not yet started it, and kickWanted is set when kickLocked left
 	// reserved tasks to one of them to kick for (the wake rule, wake.go).

@@ -163,16 +163,25 @@ const handBacklog = 64
 // as a no-op task; a worker's start is timed too, so that a new pool knows
 // before its workers have been woken eight times. It requires p.lock held.
 func (p *poolCore[T]) noteWokenRunLocked(run int64) {
+	p.wokenSamples++
 	p.wokenRun += (min(run, int64(maxWokenRun)) - p.wokenRun) / 8
 	if b := p.wokenRun > int64(blockingRun); b != p.blocking.Load() {
 		p.blocking.Store(b)
 	}
 }
 
-// maxWokenRun bounds a sample of wokenRun (noteWokenRunLocked): from it,
-// the average falls below blockingRun in about 22 samples of tasks that
-// compute.
+// maxWokenRun bounds a sample of wokenRun (noteWokenRunLocked), so that
+// from any average the rule for blocking tasks ends within recoverySamples
+// samples of tasks that compute.
 const maxWokenRun = time.Millisecond
+
+// recoverySamples is how many samples of short tasks (under a few µs)
+// bring wokenRun from maxWokenRun below blockingRun: the least n with
+// maxWokenRun * (7/8)^n < blockingRun - a short sample, which is 23. With
+// one task in eight of each worker timed (sampleTask), a pool of one
+// worker leaves the rule within 8*23 + 7 = 191 short tasks of the
+// blocking ones, whatever way its worker takes them.
+const recoverySamples = 23
 
 // handEachLocked is the wake rule for tasks that block: each reserved
 // task that no searching worker will take is handed to an idle worker of
@@ -213,39 +222,37 @@ func (p *poolCore[T]) woken() {
 // wakeUnlock is how worker w, about to run its next task, releases p.lock
 // and wakes the callers its admission took and the workers its kick
 // detached. As afterWakeLocked decides before the unlock, it then yields
-// to the callers (yieldToCaller) and counts the wake-up for wokenRun: one
-// such wake-up in eight is timed to the end of the task that follows,
-// which keeps the measure of task length up to date while the workers go
-// from task to task without parking. It requires p.lock held.
+// to the callers (yieldToCaller). Whatever it decides, the task counts
+// for wokenRun (sampleTask): the measure follows the tasks while the
+// workers go from task to task without parking, blocking tasks included.
+// It requires p.lock held.
 func (w *goWorker[T]) wakeUnlock(taken *waiter[T], next *goWorker[T]) {
 	p := w.pool
-	after := p.afterWakeLocked(taken)
+	yield := p.afterWakeLocked(taken)
 	p.lock.Unlock()
 	taken.wake()
 	next.wake()
-	if after == goOn {
-		return
-	}
-	if after == yieldToCaller {
+	if yield {
 		runtime.Gosched()
 	}
-	if w.wakes++; w.wakes%8 == 0 {
+	w.sampleTask()
+}
+
+// sampleTask counts a task that w takes without parking first, and times
+// one in eight of the worker's tasks, from now to the task's end, for
+// wokenRun (noteWokenRunLocked); a task the worker took as it woke is
+// timed from the wake-up, which afterTask has already set. Every way a
+// worker takes a task counts it here or as it wakes, so that the measure
+// follows the tasks on every path: a pool in the rule for blocking tasks
+// leaves it within recoverySamples timed tasks once its tasks are short.
+func (w *goWorker[T]) sampleTask() {
+	if w.wakes++; w.wakes%8 == 0 && w.wokenAt == 0 {
 		w.wokenAt = nanotime()
 	}
 }
 
-// afterWake is what a worker does once it has woken the callers whose
-// tasks its admission took (wakeUnlock).
-type afterWake uint8
-
-const (
-	goOn          afterWake = iota // no caller, or tasks block: it runs its task
-	timeCaller                     // tasks are short: it runs its task, and counts the wake-up
-	yieldToCaller                  // tasks are long: it yields first
-)
-
-// afterWakeLocked returns what a worker does once it has woken the callers
-// linked from taken. It requires p.lock held.
+// afterWakeLocked reports whether a worker yields its P to the callers
+// linked from taken once it has woken them. It requires p.lock held.
 //
 // While tasks are long (wokenRun over longTaskRun), it yields its P to the
 // callers. The runtime runs a goroutine that another readies next on the
@@ -254,28 +261,18 @@ const (
 // that blocks at once, as a sender on a channel usually does, loses
 // nothing; a worker that goes on to run a long task leaves the caller
 // waiting behind it while the other P idles, and the caller cannot submit
-// its next task: one submitter of 10 µs tasks to a pool of GOMAXPROCS
+// its next task: one submitter of long tasks to a pool of GOMAXPROCS
 // workers got one core of two. Once the worker has yielded, this P runs
 // the caller, which submits again, and the worker goes on from the global
 // run queue. With short tasks the wait is short and the yield would cost
-// more than it gives back (a yield after every caller taken made capacity
-// 2 with 8 submitters of no-op tasks 3.7 times slower); with tasks that
-// block, the task frees the P for the caller by itself.
+// more than it gives back; with tasks that block, the task frees the P for
+// the caller by itself. BENCHMARKS.md has the measurements.
 //
 // A worker that woke another worker does not yield: the woken worker
 // runs on this P while the yielding one waits in the global run queue,
-// which an idle P whose thread is in that 50 µs wait does not look at
-// either (Map over 2 values at a time: 13 µs an ordered value instead of
-// 8).
-func (p *poolCore[T]) afterWakeLocked(taken *waiter[T]) afterWake {
-	switch {
-	case taken == nil || p.wokenRun > int64(blockingRun):
-		return goOn // a task that blocks frees the P for the caller by itself
-	case p.wokenRun > int64(longTaskRun):
-		return yieldToCaller
-	default:
-		return timeCaller
-	}
+// which an idle P whose thread is in that wait does not look at either.
+func (p *poolCore[T]) afterWakeLocked(taken *waiter[T]) (yield bool) {
+	return taken != nil && p.wokenRun > int64(longTaskRun) && p.wokenRun <= int64(blockingRun)
 }
 
 // longTaskRun is the wokenRun above which tasks are long: workers yield to

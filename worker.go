@@ -266,6 +266,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		if halfDrained {
 			p.yieldToCallers(w)
 		}
+		w.sampleTask()
 		return arg, true
 	}
 	if p.adaptive != nil && w.ran >= 0 {

@@ -1,0 +1,26 @@
+package ants
+
+import "time"
+
+// WokenSamples returns how many samples the pool's wokenRun has taken.
+func (p *poolCore[T]) WokenSamples() uint64 {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return p.wokenSamples
+}
+
+// NoteWokenRun adds a sample of run to the pool's wokenRun, as a worker
+// does after a timed task, and reports whether the pool then takes its
+// tasks to block.
+func (p *poolCore[T]) NoteWokenRun(run time.Duration) (blocking bool) {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	p.noteWokenRunLocked(int64(run))
+	return p.blocking.Load()
+}
+
+// MaxWokenRun and RecoverySamples are maxWokenRun and recoverySamples.
+const (
+	MaxWokenRun     = maxWokenRun
+	RecoverySamples = recoverySamples
+)

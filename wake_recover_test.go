@@ -1,0 +1,104 @@
+package ants_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/e62cffed/ants"
+)
+
+// The rule for blocking tasks ends once the tasks are short: from the
+// highest average the samples allow, RecoverySamples samples of short
+// tasks bring it below BlockingRun, and one fewer does not.
+func TestBlockingRuleRecoveryBound(t *testing.T) {
+	p, err := ants.NewPool(1)
+	require.NoError(t, err)
+	defer p.Release()
+	for range 200 {
+		require.True(t, p.NoteWokenRun(time.Hour), "samples of blocking tasks")
+	}
+	require.InDelta(t, float64(ants.MaxWokenRun), float64(p.WokenRun()), float64(ants.MaxWokenRun)/100,
+		"a sample counts at most MaxWokenRun")
+	for i := 1; i < ants.RecoverySamples; i++ {
+		require.True(t, p.NoteWokenRun(time.Microsecond), "after %d short samples", i)
+	}
+	require.False(t, p.NoteWokenRun(time.Microsecond), "after %d short samples", ants.RecoverySamples)
+}
+
+// recoveryTasks is how many short tasks each path runs after the blocking
+// ones: four times the bound of a pool of one worker, so that a few
+// samples stretched by a busy machine do not hold the rule.
+const recoveryTasks = 4 * (8*ants.RecoverySamples + 7)
+
+// TestBlockingRuleFollowsEveryPath puts a pool of one worker in the rule
+// for blocking tasks (its first task sleeps for MaxWokenRun, and a worker's start is timed), then runs
+// short tasks that its worker takes in one way each: waking from the idle
+// queue for each task, taking a blocked caller's task as its own ends
+// (the worker never parks), or taking the next buffered task (the
+// buffered fast path). Each way must time one task in eight, so that the
+// measure follows the tasks, and the pool must leave the rule.
+func TestBlockingRuleFollowsEveryPath(t *testing.T) {
+	paths := []struct {
+		name string
+		opts []ants.Option
+		run  func(t *testing.T, p *ants.Pool, task func())
+	}{
+		{"parked", nil, func(t *testing.T, p *ants.Pool, task func()) {
+			for range recoveryTasks {
+				require.NoError(t, p.Submit(task))
+				waitIdle(t, p, 1) // the worker parks before the next task
+			}
+		}},
+		{"caller to caller", nil, func(t *testing.T, p *ants.Pool, task func()) {
+			g := newGate(t)
+			occupyWith(t, p.Submit, g, 1)
+			var wg sync.WaitGroup
+			for range recoveryTasks {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := p.Submit(task); err != nil {
+						t.Errorf("submit: %v", err)
+					}
+				}()
+			}
+			waitWaiting(t, p, recoveryTasks)
+			g.open() // the worker takes each caller's task as its own ends
+			wg.Wait()
+		}},
+		{"buffered fast path", []ants.Option{ants.WithQueueSize(recoveryTasks)}, func(t *testing.T, p *ants.Pool, task func()) {
+			g := newGate(t)
+			occupyWith(t, p.Submit, g, 1)
+			for range recoveryTasks {
+				require.NoError(t, p.Submit(task))
+			}
+			g.open() // the worker takes each buffered task as its own ends
+		}},
+	}
+	for _, path := range paths {
+		t.Run(path.name, func(t *testing.T) {
+			p, err := ants.NewPool(1, append(path.opts, ants.WithDisablePurge(true))...)
+			require.NoError(t, err)
+			defer p.Release()
+			require.NoError(t, p.Submit(func() { time.Sleep(ants.MaxWokenRun) }))
+			waitIdle(t, p, 1)
+			require.Greater(t, p.WokenRun(), time.Duration(ants.BlockingRun),
+				"a worker's start is timed, and its task slept for MaxWokenRun")
+
+			before := p.WokenSamples()
+			var done sync.WaitGroup
+			done.Add(recoveryTasks)
+			path.run(t, p, done.Done)
+			done.Wait()
+			samples := p.WokenSamples() - before
+			require.GreaterOrEqual(t, samples, uint64(recoveryTasks/8-1),
+				"samples taken over %d tasks", recoveryTasks)
+			require.Less(t, p.WokenRun(), time.Duration(ants.BlockingRun),
+				fmt.Sprintf("the rule for blocking tasks after %d short tasks (%d samples)", recoveryTasks, samples))
+		})
+	}
+}
