@@ -59,6 +59,8 @@ func (p *poolCore[T]) IsClosed() bool {
 // pool, a PreAlloc pool, or size <= 0. Growing starts workers at once for
 // waiting callers and buffered tasks; shrinking stops surplus idle workers at
 // once, and busy workers above the new capacity exit when their task ends.
+// Tasks accepted before a shrink start at once all the same, as in ants:
+// each holds the slot it was given, and gets a goroutine for it.
 // Sizes above math.MaxInt32 are taken as math.MaxInt32.
 func (p *poolCore[T]) Tune(size int) {
 	if size <= 0 || p.opts.PreAlloc {
