@@ -26,7 +26,7 @@ import (
 // synchronisation can replace (see assertNoRecv), and a timeout meant to
 // expire.
 const (
-	long  = 5 * time.Second
+	long  = 10 * time.Second
 	brief = 20 * time.Millisecond
 )
 
