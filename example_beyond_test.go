@@ -160,7 +160,7 @@ func ExampleGo() {
 	case <-owner.Done():
 		_, err := owner.Wait() // returns at once
 		fmt.Println(err)
-	case <-time.After(time.Second):
+	case <-time.After(time.Minute):
 		fmt.Println("timed out")
 	}
 	// Output:

@@ -11,8 +11,9 @@ import (
 )
 
 // ExampleContextWithPriority runs interactive and background work on one
-// pool. The background jobs arrive first and fill the buffer; the
-// interactive requests, at a higher level, go ahead of them as workers free.
+// pool. The background jobs arrive first and fill the buffer, while both
+// workers finish earlier work; the interactive requests, at a higher level,
+// go ahead of them as workers free.
 //
 // The wait of a task is the time from its submit call to its start, which
 // is what an Observer reports for every task of the pool. The Observer
@@ -44,6 +45,11 @@ func ExampleContextWithPriority() {
 		}
 	}
 
+	earlier := make(chan struct{}) // the earlier work, done once all has arrived
+	for i := 0; i < 2; i++ {
+		_ = pool.Submit(func() { <-earlier })
+	}
+
 	background := ants.ContextWithPriority(context.Background(), -1)
 	interactive := ants.ContextWithPriority(context.Background(), 1)
 	for i := 0; i < 200; i++ {
@@ -52,6 +58,7 @@ func ExampleContextWithPriority() {
 	for i := 0; i < 20; i++ {
 		submit(interactive, "interactive")
 	}
+	close(earlier)
 	wg.Wait()
 
 	p99 := func(ds []time.Duration) time.Duration {

@@ -26,7 +26,7 @@ import (
 // synchronisation can replace (see assertNoRecv), and a timeout meant to
 // expire.
 const (
-	long  = 5 * time.Second
+	long  = 10 * time.Second
 	brief = 20 * time.Millisecond
 )
 
@@ -212,7 +212,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // longTests reports whether the long versions of the tests run: with
 // ANTS_LONG_TESTS=1 in the environment, and not under -short. They are
 // TestAdaptiveCapacityAcceptance, 16 s of real time, skipped otherwise;
-// TestStress for 500 ms per pool kind and configuration instead of 200 ms;
+// TestStress for 500 ms per pool kind and configuration instead of 120 ms;
 // and ten times the rounds of TestMultiPoolReleaseRacingRebootLeavesItUsable
 // and TestShrinkThenGrowServesAtOnce. CI runs them in a step of their own
 // (.ci/run).

@@ -83,7 +83,6 @@ func TestObserverWaitAndRun(t *testing.T) {
 		started := make(chan struct{})
 		require.NoError(t, p.Submit(func() { close(started); <-gate }))
 		<-started
-		begin := time.Now()
 		second := make(chan error, 1)
 		go func() { second <- p.Submit(func() {}) }()
 		if queue == 0 {
@@ -91,6 +90,9 @@ func TestObserverWaitAndRun(t *testing.T) {
 		} else {
 			require.NoError(t, <-second)
 		}
+		// The second task was stamped as its Submit began, before it
+		// blocked or returned: its wait is counted from before begin.
+		begin := time.Now()
 		holdFor(begin, heldFor)
 		close(gate)
 		if queue == 0 {
@@ -179,10 +181,10 @@ func TestObserverThroughWrappers(t *testing.T) {
 		sp := ants.NewSubpool(p, 1)
 		gate := make(chan struct{})
 		require.NoError(t, sp.Submit(func() { <-gate }))
-		begin := time.Now()
 		second := make(chan error, 1)
 		go func() { second <- sp.Submit(func() {}) }()
 		waitUntil(t, "blocked", func() bool { return sp.Waiting() == 1 })
+		begin := time.Now() // after the second task's stamp, taken as its Submit began
 		holdFor(begin, heldFor)
 		close(gate)
 		require.NoError(t, <-second)
@@ -201,9 +203,9 @@ func TestObserverThroughWrappers(t *testing.T) {
 		started := make(chan struct{})
 		require.NoError(t, k.Submit("a", func() { close(started); <-gate }))
 		<-started
-		begin := time.Now()
 		require.NoError(t, k.Submit("a", func() {}))
 		require.NoError(t, k.Submit("a", func() {}))
+		begin := time.Now() // after the stamps of the two tasks, taken by their Submits
 		holdFor(begin, heldFor)
 		close(gate)
 		require.NoError(t, k.Wait())

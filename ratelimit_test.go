@@ -218,7 +218,8 @@ func TestMultiPoolSharesTheRateLimit(t *testing.T) {
 // TestRateLimitOnARealClock: on the real clock, with a limit set on an idle
 // pool of every kind, n tasks start no sooner than the limit allows (the
 // j-th at (j − burst)/rate at the earliest, with 10% to spare for the
-// clocks) and all of them in time.
+// clocks) and all of them in the end. How late they may start is a matter
+// for the fake clock's tests: here a loaded machine delays them at will.
 func TestRateLimitOnARealClock(t *testing.T) {
 	const rate, burst, n = 500.0, 4, 16
 	forEveryKind(t, func(t *testing.T, k poolKind) {
@@ -251,9 +252,6 @@ func TestRateLimitOnARealClock(t *testing.T) {
 				t.Errorf("task %d started at %v, before %v", j+1, s, earliest)
 			}
 		}
-		// (n − b)/rate is 24 ms or less; a loaded machine may take far
-		// longer, but not seconds.
-		assert.Less(t, starts[n-1], 3*time.Second)
 	})
 }
 

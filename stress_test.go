@@ -54,8 +54,8 @@ const (
 
 // stressDuration is how long each pool kind and configuration is hammered.
 // The 8 kinds x 7 configurations run go test's -parallel at a time
-// (GOMAXPROCS by default), which makes it about 6 s in all on 2 cores, 11 s
-// on one; a tenth of it under -short, and two and a half times as long with
+// (GOMAXPROCS by default), which makes it about 3.5 s in all on 2 cores,
+// 7 s on one; a sixth of it under -short, and four times as long with
 // ANTS_LONG_TESTS=1 (longTests).
 func stressDuration() time.Duration {
 	switch {
@@ -64,11 +64,11 @@ func stressDuration() time.Duration {
 	case longTests():
 		return 500 * time.Millisecond
 	}
-	return 200 * time.Millisecond
+	return 120 * time.Millisecond
 }
 
 // stressMaxOps is the most calls each goroutine makes in an epoch: 3000 in
-// 200 ms, so that time ends the run of every configuration where the calls
+// 120 ms, so that time ends the run of every configuration where the calls
 // wait, and the count only ends those that refuse tasks at once.
 func stressMaxOps() int { return max(3000, 15*int(stressDuration()/time.Millisecond)) }
 

@@ -852,7 +852,7 @@ func TestWorkerPoolGoroutinesStayWithinCap(t *testing.T) {
 		size    = 8
 		callers = 32
 	)
-	n := 100_000
+	n := 50_000
 	if raceEnabled {
 		n = 10_000
 	}
