@@ -238,13 +238,14 @@ func (w *goWorker[T]) wakeUnlock(taken *waiter[T], next *goWorker[T]) {
 	w.sampleTask()
 }
 
-// sampleTask counts a task that w takes without parking first, and times
-// one in eight of the worker's tasks, from now to the task's end, for
-// wokenRun (noteWokenRunLocked); a task the worker took as it woke is
-// timed from the wake-up, which afterTask has already set. Every way a
-// worker takes a task counts it here or as it wakes, so that the measure
-// follows the tasks on every path: a pool in the rule for blocking tasks
-// leaves it within recoverySamples timed tasks once its tasks are short.
+// sampleTask counts a task that w takes, and times one in eight of the
+// worker's tasks, from now to the task's end, for wokenRun
+// (noteWokenRunLocked): now is the worker's wake-up for a task handed to
+// it, and the take for the others. Every way a worker takes a task counts
+// it here once (a worker's first task, timed from its start, aside), so
+// that the measure follows the tasks on every path: a pool in the rule for
+// blocking tasks leaves it within recoverySamples timed tasks once its
+// tasks are short.
 func (w *goWorker[T]) sampleTask() {
 	if w.wakes++; w.wakes%8 == 0 && w.wokenAt == 0 {
 		w.wokenAt = nanotime()

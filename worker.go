@@ -53,11 +53,11 @@ type goWorker[T any] struct {
 	// afterTask counts it as panicked. Only the worker's goroutine uses it.
 	panicked bool
 
-	// wakes counts the worker's wake-ups from the idle queue and its
-	// wake-ups of waiting callers (wakeUnlock), and wokenAt is the time of
-	// the current one, or of the worker's start, or 0: the start and one
-	// wake-up in eight are timed, to the end of the task they lead to, for
-	// poolCore.wokenRun. Only the worker's goroutine uses them.
+	// wakes counts the tasks the worker takes (sampleTask), and wokenAt
+	// is when the timing of the current task began (its wake-up, its
+	// take, or the worker's start), or 0: the start and one task in eight
+	// are timed, to the task's end, for poolCore.wokenRun. Only the
+	// worker's goroutine uses them.
 	wakes   uint32
 	next    T
 	wokenAt int64
@@ -327,16 +327,15 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		taken = nil
 
 		<-w.ch
-		w.wokenAt = 0 // a wake-up that found no task times nothing
-		if w.wakes++; w.wakes%8 == 0 {
-			w.wokenAt = nanotime() // see noteWokenRunLocked
-		}
 		if w.handed {
 			var zero T
 			arg, w.next, w.handed = w.next, zero, false
+			w.sampleTask() // timed from the wake-up, if it is timed
 			p.woken()
 			return arg, true
 		}
+		// A worker woken to search counts the task it takes, if any, as
+		// it takes it (wakeUnlock); a wake-up that finds none counts none.
 		p.lock.Lock()
 		if !w.stop {
 			p.searching--
