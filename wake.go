@@ -178,9 +178,10 @@ const maxWokenRun = time.Millisecond
 // recoverySamples is how many samples of short tasks (under a few µs)
 // bring wokenRun from maxWokenRun below blockingRun: the least n with
 // maxWokenRun * (7/8)^n < blockingRun - a short sample, which is 23. With
-// one task in eight of each worker timed (sampleTask), a pool of one
-// worker leaves the rule within 8*23 + 7 = 191 short tasks of the
-// blocking ones, whatever way its worker takes them.
+// one task in eight of each worker timed while the rule is on
+// (afterWakeLocked), a pool of one worker leaves the rule within
+// 8*23 + 7 = 191 short tasks of the blocking ones, whatever way its worker
+// takes them.
 const recoverySamples = 23
 
 // handEachLocked is the wake rule for tasks that block: each reserved
@@ -222,58 +223,71 @@ func (p *poolCore[T]) woken() {
 // wakeUnlock is how worker w, about to run its next task, releases p.lock
 // and wakes the callers its admission took and the workers its kick
 // detached. As afterWakeLocked decides before the unlock, it then yields
-// to the callers (yieldToCaller). Whatever it decides, the task counts
-// for wokenRun (sampleTask): the measure follows the tasks while the
-// workers go from task to task without parking, blocking tasks included.
-// It requires p.lock held.
-func (w *goWorker[T]) wakeUnlock(taken *waiter[T], next *goWorker[T]) {
+// to the callers, and counts the task for wokenRun (sampleTask). woke
+// says that w was woken from the idle queue for this task. It requires
+// p.lock held.
+func (w *goWorker[T]) wakeUnlock(taken *waiter[T], next *goWorker[T], woke bool) {
 	p := w.pool
-	yield := p.afterWakeLocked(taken)
+	yield, sample := p.afterWakeLocked(taken, woke)
 	p.lock.Unlock()
 	taken.wake()
 	next.wake()
 	if yield {
 		runtime.Gosched()
 	}
-	w.sampleTask()
+	if sample {
+		w.sampleTask()
+	}
 }
 
 // sampleTask counts a task that w takes, and times one in eight of the
-// worker's tasks, from now to the task's end, for wokenRun
+// counted tasks, from now to the task's end, for wokenRun
 // (noteWokenRunLocked): now is the worker's wake-up for a task handed to
-// it, and the take for the others. Every way a worker takes a task counts
-// it here once (a worker's first task, timed from its start, aside), so
-// that the measure follows the tasks on every path: a pool in the rule for
-// blocking tasks leaves it within recoverySamples timed tasks once its
-// tasks are short.
+// it, and the take for the others.
 func (w *goWorker[T]) sampleTask() {
 	if w.wakes++; w.wakes%8 == 0 && w.wokenAt == 0 {
 		w.wokenAt = nanotime()
 	}
 }
 
-// afterWakeLocked reports whether a worker yields its P to the callers
-// linked from taken once it has woken them. It requires p.lock held.
+// afterWakeLocked reports whether a worker about to run a task it has
+// taken, having woken the callers linked from taken, yields its P to them,
+// and whether it counts the task for wokenRun. woke says that the worker
+// was woken from the idle queue for the task. It requires p.lock held.
 //
-// While tasks are long (wokenRun over longTaskRun), it yields its P to the
-// callers. The runtime runs a goroutine that another readies next on the
-// readier's P, and another P takes it from there only after a wait that
-// Linux stretches from 3 µs to its timer slack, about 50 µs. A readier
-// that blocks at once, as a sender on a channel usually does, loses
-// nothing; a worker that goes on to run a long task leaves the caller
-// waiting behind it while the other P idles, and the caller cannot submit
-// its next task: one submitter of long tasks to a pool of GOMAXPROCS
-// workers got one core of two. Once the worker has yielded, this P runs
-// the caller, which submits again, and the worker goes on from the global
-// run queue. With short tasks the wait is short and the yield would cost
-// more than it gives back; with tasks that block, the task frees the P for
-// the caller by itself. BENCHMARKS.md has the measurements.
+// A task that came with a wake-up, of the worker or of a caller, counts
+// always, as do the tasks a worker handed one as it woke (afterTask); one
+// taken from the ring or the buffer without either counts only while the
+// rule for blocking tasks is on, where the measure must follow the tasks
+// back down whatever path the workers take: from the highest average,
+// recoverySamples samples of short tasks end the rule, that is, within
+// 8*recoverySamples tasks of each worker, however it takes them. The clock
+// readings of a sample cost about as much as a no-op task, and a stream of
+// tasks that computes goes mostly from the ring to the workers without a
+// wake-up: counting those made capacity 1000 about 9% slower.
+//
+// While tasks are long (wokenRun over longTaskRun), the worker yields its
+// P to the callers. The runtime runs a goroutine that another readies next
+// on the readier's P, and another P takes it from there only after a wait
+// that Linux stretches from 3 µs to its timer slack, about 50 µs. A
+// readier that blocks at once, as a sender on a channel usually does,
+// loses nothing; a worker that goes on to run a long task leaves the
+// caller waiting behind it while the other P idles, and the caller cannot
+// submit its next task: one submitter of long tasks to a pool of
+// GOMAXPROCS workers got one core of two. Once the worker has yielded,
+// this P runs the caller, which submits again, and the worker goes on
+// from the global run queue. With short tasks the wait is short and the
+// yield would cost more than it gives back; with tasks that block, the
+// task frees the P for the caller by itself. BENCHMARKS.md has the
+// measurements.
 //
 // A worker that woke another worker does not yield: the woken worker
 // runs on this P while the yielding one waits in the global run queue,
 // which an idle P whose thread is in that wait does not look at either.
-func (p *poolCore[T]) afterWakeLocked(taken *waiter[T]) (yield bool) {
-	return taken != nil && p.wokenRun > int64(longTaskRun) && p.wokenRun <= int64(blockingRun)
+func (p *poolCore[T]) afterWakeLocked(taken *waiter[T], woke bool) (yield, sample bool) {
+	blocking := p.wokenRun > int64(blockingRun)
+	yield = taken != nil && p.wokenRun > int64(longTaskRun) && !blocking
+	return yield, woke || taken != nil || blocking
 }
 
 // longTaskRun is the wokenRun above which tasks are long: workers yield to

@@ -261,12 +261,15 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 			}
 		}
 		halfDrained := w.letIn && p.waitq.zero.tasks.size <= p.queueSize/2
+		sample := p.wokenRun > int64(blockingRun) // see afterWakeLocked
 		p.lock.Unlock()
 		taken.wake()
 		if halfDrained {
 			p.yieldToCallers(w)
 		}
-		w.sampleTask()
+		if sample {
+			w.sampleTask()
+		}
 		return arg, true
 	}
 	if p.adaptive != nil && w.ran >= 0 {
@@ -294,16 +297,17 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		p.busy++
 		taken = p.admitOntoLocked(taken)
 		next := p.kickLocked()
-		w.wakeUnlock(taken, next)
+		w.wakeUnlock(taken, next, false)
 		return arg, true
 	}
 	taken = p.admitLocked()
 	p.noteIdleLocked()
+	woke := false // w was woken from the idle queue to search
 	for {
 		if p.reserved > 0 && !w.retire {
 			arg = p.takeLocked(w)
 			next := p.kickLocked()
-			w.wakeUnlock(taken, next)
+			w.wakeUnlock(taken, next, woke)
 			return arg, true
 		}
 		c := p.capacity.Load()
@@ -336,6 +340,7 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		}
 		// A worker woken to search counts the task it takes, if any, as
 		// it takes it (wakeUnlock); a wake-up that finds none counts none.
+		woke = true
 		p.lock.Lock()
 		if !w.stop {
 			p.searching--
