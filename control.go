@@ -98,7 +98,7 @@ func (p *poolCore[T]) Tune(size int) {
 // work if the pool grew. It requires p.lock held.
 func (p *poolCore[T]) resizeLocked(size int) (stopped *goWorker[T]) {
 	old := int(p.capacity.Load())
-	p.capacity.Store(int32(size))
+	p.setCapacityLocked(size)
 	if size < old {
 		stopped = p.wakeIdleLocked(int(p.running.Load())-size, wakeToStop, nil)
 	}

@@ -2,6 +2,7 @@ package ants
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -220,6 +221,21 @@ type poolCore[T any] struct {
 	waiterCache sync.Pool
 }
 
+// setCapacityLocked sets the capacity to size (-1: unlimited), and how
+// the waiters of the pool's lock yield: a pool of more than
+// largePoolPerProc workers per P, or an unlimited one, has them yield
+// their goroutine from the start (spinLock). It requires p.lock held, or
+// the pool not yet shared.
+func (p *poolCore[T]) setCapacityLocked(size int) {
+	p.capacity.Store(int32(size))
+	p.lock.setGoroutineYield(size < 0 || size > largePoolPerProc*runtime.GOMAXPROCS(0))
+}
+
+// largePoolPerProc is the number of workers per P above which the pool's
+// lock waiters yield their goroutine rather than their thread
+// (setCapacityLocked).
+const largePoolPerProc = 4
+
 // cacheLinePad separates groups of fields onto different cache lines.
 type cacheLinePad struct{ _ [64]byte }
 
@@ -272,7 +288,7 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	}
 	p.workers = newWorkerQueue[T](opts.PreAlloc, size)
 	p.queueSize = opts.QueueSize
-	p.capacity.Store(int32(size))
+	p.setCapacityLocked(size)
 	p.fn = fn
 	p.opts = opts
 	p.obs = opts.Observer

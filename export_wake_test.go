@@ -24,3 +24,10 @@ const (
 	MaxWokenRun     = maxWokenRun
 	RecoverySamples = recoverySamples
 )
+
+// LockYieldsGoroutine reports whether every waiter of the pool's lock
+// yields its goroutine from the start (spinLock.goroutineYield).
+func (p *poolCore[T]) LockYieldsGoroutine() bool { return p.lock.goroutineYield.Load() }
+
+// LargePoolPerProc is largePoolPerProc.
+const LargePoolPerProc = largePoolPerProc

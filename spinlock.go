@@ -21,11 +21,28 @@ import (
 // preempted its goroutine, is waited for with runtime.Gosched, which lets
 // that goroutine run: yielding the thread alone would leave it off every P
 // until the waiters are preempted in turn, 10 ms later. A submitter waits
-// otherwise (LockYielding).
+// otherwise (LockYielding), and so does every waiter of a lock whose owner
+// set goroutineYield: the pool of far more workers than Ps, where a waiter
+// is more often behind a holder that waits for a P than behind one whose
+// thread was descheduled, and where the thread yield made a no-op task at
+// capacity 1000 from 8 and 64 submitters 10-25% slower (BENCHMARKS.md,
+// "The spinlock's yield").
 //
 // The zero value is unlocked. A spinLock must not be copied after first use.
 type spinLock struct {
 	state atomic.Uint32
+
+	// goroutineYield makes every waiter yield its goroutine, never its
+	// thread; see setGoroutineYield.
+	goroutineYield atomic.Bool
+}
+
+// setGoroutineYield sets whether every waiter of l yields its goroutine
+// from the start, as LockYielding's do, instead of first its thread.
+func (l *spinLock) setGoroutineYield(on bool) {
+	if l.goroutineYield.Load() != on {
+		l.goroutineYield.Store(on)
+	}
 }
 
 // spinBackoffCap bounds the number of runtime.Gosched calls between two
@@ -75,7 +92,13 @@ func (l *spinLock) LockYielding() {
 	l.lockSlowN(0)
 }
 
-func (l *spinLock) lockSlow() { l.lockSlowN(osYieldRounds) }
+func (l *spinLock) lockSlow() {
+	if l.goroutineYield.Load() {
+		l.lockSlowN(0)
+		return
+	}
+	l.lockSlowN(osYieldRounds)
+}
 
 // lockSlowN polls l, then yields the thread osRounds times, then the
 // goroutine with exponential backoff, until it acquires l.

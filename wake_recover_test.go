@@ -2,6 +2,7 @@ package ants_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -104,4 +105,27 @@ func TestBlockingRuleFollowsEveryPath(t *testing.T) {
 				fmt.Sprintf("the rule for blocking tasks after %d short tasks (%d samples)", recoveryTasks, samples))
 		})
 	}
+}
+
+// A pool of more than LargePoolPerProc workers per P has its lock's
+// waiters yield their goroutine; a smaller one, their thread first; and
+// Tune moves a pool from one to the other.
+func TestLockYieldFollowsCapacity(t *testing.T) {
+	large := ants.LargePoolPerProc*runtime.GOMAXPROCS(0) + 1
+	for _, tc := range []struct {
+		size   int
+		yields bool
+	}{{1, false}, {large - 1, false}, {large, true}, {0, true}} {
+		p, err := ants.NewPool(tc.size)
+		require.NoError(t, err)
+		require.Equal(t, tc.yields, p.LockYieldsGoroutine(), "capacity %d", tc.size)
+		p.Release()
+	}
+	p, err := ants.NewPool(1)
+	require.NoError(t, err)
+	defer p.Release()
+	p.Tune(large)
+	require.True(t, p.LockYieldsGoroutine(), "tuned up to %d", large)
+	p.Tune(1)
+	require.False(t, p.LockYieldsGoroutine(), "tuned back down to 1")
 }
