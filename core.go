@@ -147,6 +147,10 @@ type poolCore[T any] struct {
 	// it has released the lock.
 	departing atomic.Int32
 
+	// purgeDeparting is set while the purge goroutine is departing, so
+	// that a new one starts only once it has returned (startPurgeLocked).
+	purgeDeparting atomic.Bool
+
 	// purgeStop is the stop channel of the purge generation (purge.go):
 	// closed by Release; nil if no generation runs. purgeAlive is set while
 	// a purge goroutine has started and not exited (it may outlive its

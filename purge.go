@@ -1,6 +1,9 @@
 package ants
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
 // clock is the source of time behind worker expiry. The system clock is the
 // default; tests substitute one they advance by hand (export_test.go).
@@ -51,17 +54,31 @@ func (p *poolCore[T]) startPurgeLocked() {
 	if p.purgeAlive {
 		return
 	}
+	// One that has counted itself out may still be returning: the new one
+	// starts once it has, so that two never run at once.
+	for p.purgeDeparting.Load() {
+		runtime.Gosched()
+	}
 	p.purgeAlive = true
 	p.live++
-	go p.purgeLoop(stop)
+	go p.purgeMain(stop)
 }
 
-// purgeLoop is the body of the purge goroutine: it serves generations of the
-// pool (each with its stop channel) until none is left to serve. Its
-// count-out is its last act: the ticker is stopped before it (and a new one
-// made if a new generation turns out to need it).
+// purgeMain is the body of the purge goroutine: it runs purgeLoop, and its
+// last acts, once the goroutine has been counted out and has returned from
+// the pool's code, are the decrements that let a new purge goroutine start
+// (startPurgeLocked) and a release return (waitDeparted).
+func (p *poolCore[T]) purgeMain(stop chan struct{}) {
+	defer p.departing.Add(-1)
+	defer p.purgeDeparting.Store(false)
+	p.purgeLoop(stop)
+}
+
+// purgeLoop serves generations of the pool (each with its stop channel)
+// until none is left to serve. Its count-out is its last act: the ticker is
+// stopped before it (and a new one made if a new generation turns out to
+// need it).
 func (p *poolCore[T]) purgeLoop(stop chan struct{}) {
-	defer p.departing.Add(-1) // its last act (waitDeparted)
 	tk := p.opts.clock.newTicker(p.opts.ExpiryDuration)
 	for {
 		select {
@@ -81,6 +98,7 @@ func (p *poolCore[T]) purgeLoop(stop chan struct{}) {
 			continue
 		}
 		p.purgeAlive = false
+		p.purgeDeparting.Store(true)
 		p.departLocked()
 		p.lock.Unlock()
 		return

@@ -16,7 +16,11 @@ import (
 
 // The pool's goroutines counted from outside, by their stacks: a goroutine
 // is the pool's if its stack runs the body of a worker, of a purge
-// goroutine or of a rate limit's timer. Unlike runtime.NumGoroutine, which
+// goroutine or of a rate limit's timer, and is still at work: not yet
+// started (its body at its entry), or in the pool's code past its body.
+// One whose innermost frame of the package is its body, past the entry,
+// has returned from all of the pool's code: it has been counted out, and
+// only its body's last decrement and return are left (waitDeparted). Unlike runtime.NumGoroutine, which
 // counts a goroutine until the runtime has torn it down, and the pool's own
 // counters, which say what the pool believes, this counts what runs the
 // pool's code at one instant, with the world stopped.
@@ -53,35 +57,46 @@ const pkgPrefix = "github.com/e62cffed/ants."
 // roleCache caches the role of each PC seen.
 var roleCache sync.Map // uintptr -> goroutineRole
 
-// roleOf returns the role of a goroutine whose stack is pcs.
+// roleOf returns the role of a goroutine whose stack is pcs, or notPool
+// for one that is not the pool's or that has left the pool's code.
 func roleOf(pcs []uintptr) goroutineRole {
-	role := notPool
+	role, innermost := notPool, true
 	frames := runtime.CallersFrames(pcs)
 	for {
 		f, more := frames.Next()
-		if r, ok := roleCache.Load(f.PC); ok {
-			if r.(goroutineRole) != notPool {
-				role = r.(goroutineRole)
+		r := frameRole(f.PC, f.Function)
+		if r != notPool {
+			role = r
+			if innermost && f.PC != f.Entry {
+				return notPool // returning from its body
 			}
-		} else {
-			r := notPool
-			if strings.HasPrefix(f.Function, pkgPrefix) {
-				for _, pf := range poolFuncs {
-					if pf.match(f.Function) {
-						r = pf.role
-						break
-					}
-				}
-			}
-			roleCache.Store(f.PC, r)
-			if r != notPool {
-				role = r
-			}
+		}
+		if strings.HasPrefix(f.Function, pkgPrefix) {
+			innermost = false
 		}
 		if !more {
 			return role
 		}
 	}
+}
+
+// frameRole returns the role of a goroutine whose body is the function
+// name, or notPool if that is no body; cached by pc.
+func frameRole(pc uintptr, name string) goroutineRole {
+	if r, ok := roleCache.Load(pc); ok {
+		return r.(goroutineRole)
+	}
+	r := notPool
+	if strings.HasPrefix(name, pkgPrefix) {
+		for _, pf := range poolFuncs {
+			if pf.match(name) {
+				r = pf.role
+				break
+			}
+		}
+	}
+	roleCache.Store(pc, r)
+	return r
 }
 
 // poolCensus is a count of the pool goroutines of the process at one
@@ -220,6 +235,10 @@ func TestSmallPoolGoroutinesStayWithinCap(t *testing.T) {
 						default:
 						}
 						c := takeCensus(false)
+						if c.workers > size && len(most.stacks) == 0 {
+							c = takeCensus(true) // the first census over the bound, with its stacks, for the message
+							most.stacks = c.stacks
+						}
 						most.workers = max(most.workers, c.workers)
 						most.purges = max(most.purges, c.purges)
 						runtime.Gosched()
@@ -248,7 +267,7 @@ func TestSmallPoolGoroutinesStayWithinCap(t *testing.T) {
 				require.NoError(t, p.ReleaseTimeout(long))
 				close(stop)
 				got := <-peak
-				assert.LessOrEqual(t, got.workers, size, "worker goroutines at once")
+				assert.LessOrEqual(t, got.workers, size, "worker goroutines at once\n%s", strings.Join(got.stacks, "\n"))
 				assert.LessOrEqual(t, got.purges, p.purges, "purge goroutines at once")
 			})
 		}

@@ -344,9 +344,34 @@ func (p *poolCore[T]) stopLocked(w *goWorker[T]) {
 // slots granted before it, and each gets a goroutine at once, as ants
 // hands each accepted task to a worker. It requires p.lock held and no
 // worker idle (the callers wake them all first).
+//
+// Within the bound, the room may still be held by goroutines that have
+// been counted out and are returning from their last calls (departing):
+// it waits for them (awaitDepartedLocked), so that a new worker never runs
+// beside the one it replaces.
 func (p *poolCore[T]) canSpawnLocked() bool {
 	c := int(p.capacity.Load())
-	return c < 0 || int(p.running.Load())+p.stopping < c || p.reserved > p.searching+p.stopping
+	if c < 0 {
+		return true
+	}
+	held := int(p.running.Load()) + p.stopping
+	if held >= c {
+		return p.reserved > p.searching+p.stopping
+	}
+	p.awaitDepartedLocked(c - held)
+	return true
+}
+
+// awaitDepartedLocked waits until fewer than room goroutines of the pool
+// are departing: counted out, and returning from their last calls. They
+// need neither the lock nor anything else to finish, and no goroutine can
+// start departing while p.lock is held, so the wait ends, in the time of
+// those few instructions; it yields the goroutine meanwhile, so that on
+// one P they run. It requires p.lock held.
+func (p *poolCore[T]) awaitDepartedLocked(room int) {
+	for int(p.departing.Load()) >= room {
+		runtime.Gosched()
+	}
 }
 
 // spawnLocked starts a worker goroutine for the reserved task at the head

@@ -101,20 +101,28 @@ type goWorker[T any] struct {
 	ran int64
 }
 
-// run is the body of the worker goroutine. It returns when afterTask counts
-// the worker out (purge, Release, a shrinking Tune, retire), or when a task
-// panics or calls runtime.Goexit. Either way the goroutine is counted out
-// of p.live as it ends, which is how ReleaseTimeout knows that none is
-// left.
+// run is the body of the worker goroutine: it works (work), and its last
+// act, once the worker has been counted out and has returned from the
+// pool's code, is its decrement of p.departing (waitDeparted). It is all
+// the goroutine's body does, so that a goroutine whose stack holds the
+// pool's code past its body's entry is one still at work.
+func (w *goWorker[T]) run(arg T) {
+	defer w.pool.departing.Add(-1) // w may be another worker's by then
+	w.work(arg)
+}
+
+// work returns when afterTask counts the worker out (purge, Release, a
+// shrinking Tune, retire), or when a task panics or calls runtime.Goexit.
+// Either way the goroutine is counted out of p.live as it ends, which is
+// how ReleaseTimeout knows that none is left.
 //
 // A task whose panic its wrapper caught and reported ends with a panicMark
 // (wrapper.go): runTasks returns true, the task counts as panicked, and
 // the worker goes on. (afterTask runs no user code for it, outside the
 // recovery of runTasks: a WorkerPool, whose onExit hook is user code,
 // marks no panic, and a marked task is no sample for OnChange.)
-func (w *goWorker[T]) run(arg T) {
-	defer w.pool.departing.Add(-1) // its last act (waitDeparted); w may be another's by then
-	w.wokenAt = nanotime()         // a start times the first task, as a wake-up does
+func (w *goWorker[T]) work(arg T) {
+	w.wokenAt = nanotime() // a start times the first task, as a wake-up does
 	for w.runTasks(arg) {
 		var ok bool
 		if arg, ok = w.pool.afterTask(w); !ok {
