@@ -24,9 +24,8 @@ import (
 // otherwise (LockYielding), and so does every waiter of a lock whose owner
 // set goroutineYield: the pool of far more workers than Ps, where a waiter
 // is more often behind a holder that waits for a P than behind one whose
-// thread was descheduled, and where the thread yield made a no-op task at
-// capacity 1000 from 8 and 64 submitters 10-25% slower (BENCHMARKS.md,
-// "The spinlock's yield").
+// thread was descheduled, and where the thread yield was measured slower
+// (DESIGN.md, "The spinlock's yield").
 //
 // The zero value is unlocked. A spinLock must not be copied after first use.
 type spinLock struct {

@@ -264,7 +264,8 @@ func (w *goWorker[T]) sampleTask() {
 // 8*recoverySamples tasks of each worker, however it takes them. The clock
 // readings of a sample cost about as much as a no-op task, and a stream of
 // tasks that computes goes mostly from the ring to the workers without a
-// wake-up: counting those made capacity 1000 about 9% slower.
+// wake-up, where counting every task was measured slower (DESIGN.md, "The
+// wake rule").
 //
 // While tasks are long (wokenRun over longTaskRun), the worker yields its
 // P to the callers. The runtime runs a goroutine that another readies next
