@@ -1,6 +1,7 @@
 package ants_test
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -68,6 +69,20 @@ func (r *endRecorder) longest() time.Duration {
 // of a pool's woken run before they give up on a machine that keeps
 // stretching it.
 const premiseAttempts = 20
+
+// heldUpOrFail settles a measurement whose average the tasks alone cannot
+// explain: if no step between the ends of its tasks reached BlockingRun,
+// the machine held none up and the pool erred, so the test fails with
+// msg; otherwise the attempt is the machine's, and the test is skipped at
+// the last attempt, or goes on to the next.
+func heldUpOrFail(t *testing.T, attempt int, ends *endRecorder, msg string) {
+	t.Helper()
+	step := ends.longest()
+	require.GreaterOrEqual(t, step, time.Duration(ants.BlockingRun), msg)
+	if attempt == premiseAttempts {
+		t.Skipf("the machine held up a task by up to %v in each of %d attempts: the pool's measure of the tasks shows nothing", step, attempt)
+	}
+}
 
 // promptBurst is the longest a burst of submits on one P may take for
 // idleAfterBurst's count to show what the submits did: the runtime
@@ -139,12 +154,8 @@ func TestWakeRuleFollowsTasks(t *testing.T) {
 				// Samples under BlockingRun average under it: an average
 				// above it from such samples is the pool's error, one with
 				// a longer step may be the machine's doing.
-				step := ends.longest()
-				require.GreaterOrEqual(t, step, time.Duration(ants.BlockingRun),
-					"an average woken run of %v from computing tasks, none of which took as long", run)
-				if attempt == premiseAttempts {
-					t.Skipf("the machine held up a task by up to %v in each of %d attempts: the pool's measure of computing tasks shows nothing", step, attempt)
-				}
+				heldUpOrFail(t, attempt, &ends, fmt.Sprintf(
+					"an average woken run of %v from computing tasks, none of which took as long", run))
 			}
 		})
 		t.Run(tc.name+"/wake rule", func(t *testing.T) {
@@ -239,12 +250,8 @@ func TestWorkerYieldsToWokenCaller(t *testing.T) {
 				// and so is an average of short tasks over LongTaskRun
 				// when no step shows the machine holding a task up; with
 				// a longer step either may be the machine's doing.
-				step := ends.longest()
-				require.GreaterOrEqual(t, step, time.Duration(ants.BlockingRun),
-					"an average woken run of %v from tasks none of which took as long: tasks that count as blocking make no worker yield", run)
-				if attempt == premiseAttempts {
-					t.Skipf("the machine held up a task by up to %v in each of %d attempts: the pool's measure of the tasks shows nothing", step, attempt)
-				}
+				heldUpOrFail(t, attempt, &ends, fmt.Sprintf(
+					"an average woken run of %v from tasks none of which took as long: tasks that count as blocking make no worker yield", run))
 			}
 		})
 		t.Run(tc.name+"/order", func(t *testing.T) {
