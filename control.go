@@ -350,5 +350,6 @@ func (p *poolCore[T]) Stats() Stats {
 		Completed: p.completed,
 		Panicked:  p.panicked,
 		Rejected:  p.rejected.Load(),
+		Dropped:   p.dropped,
 	}
 }

@@ -130,7 +130,7 @@ type poolCore[T any] struct {
 
 	// Counters for Stats, kept under the lock that every path through the
 	// pool takes anyway, so that counting costs no extra atomic per task.
-	submitted, completed, panicked uint64
+	submitted, completed, panicked, dropped uint64
 
 	// live counts the goroutines the pool has started (workers and the purge
 	// goroutine) that have not been counted out: live >= running + stopping,
@@ -264,6 +264,12 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	}
 	if err := checkRateLimit(opts.RateLimit, opts.RateBurst); err != nil {
 		return err
+	}
+	if opts.QueueTimeout < 0 {
+		return ErrInvalidQueueTimeout
+	}
+	if opts.QueueTarget < 0 || opts.QueueTargetInterval < 0 {
+		return ErrInvalidQueueTarget
 	}
 	if size <= 0 {
 		size = -1

@@ -80,4 +80,16 @@ var (
 	// ErrInvalidRateLimit is returned by the constructors and SetRateLimit
 	// for a NaN rate, or a burst below 1 with a limit.
 	ErrInvalidRateLimit = errors.New("ants: invalid rate limit")
+
+	// ErrQueueTimeout is the error of work dropped after waiting too long
+	// (WithQueueTimeout, WithQueueTarget).
+	ErrQueueTimeout = errors.New("ants: task dropped after waiting too long for a worker")
+
+	// ErrInvalidQueueTimeout is returned by the constructors when
+	// QueueTimeout is negative.
+	ErrInvalidQueueTimeout = errors.New("ants: negative queue timeout")
+
+	// ErrInvalidQueueTarget is returned by the constructors when
+	// QueueTarget or QueueTargetInterval is negative.
+	ErrInvalidQueueTarget = errors.New("ants: negative queue target or interval")
 )

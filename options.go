@@ -1,6 +1,9 @@
 package ants
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Option sets one field of Options. Options are applied in order, so a later
 // Option overrides an earlier one that sets the same field, and WithOptions
@@ -84,6 +87,22 @@ type Options struct {
 	// WithRateLimit). RateLimit <= 0 or +Inf means no limit.
 	RateLimit float64
 	RateBurst int
+
+	// QueueTimeout drops waiting work that has waited this long without
+	// getting a worker (see WithQueueTimeout). Zero means no timeout;
+	// negative is ErrInvalidQueueTimeout.
+	QueueTimeout time.Duration
+
+	// QueueTarget and QueueTargetInterval turn on CoDel with adaptive LIFO
+	// for waiting work (see WithQueueTarget). A zero QueueTarget is off; a
+	// zero interval is DefaultQueueTargetInterval; negative values are
+	// ErrInvalidQueueTarget.
+	QueueTarget         time.Duration
+	QueueTargetInterval time.Duration
+
+	// DropHandler, if not nil, is told of each plain task the pool drops
+	// before it ran (see WithDropHandler).
+	DropHandler func(ctx context.Context, task any, err error)
 
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock

@@ -1,7 +1,8 @@
 package ants
 
 // Stats is a snapshot of a pool's state and counters. When the pool is
-// quiet (no task running or waiting), Submitted == Completed + Panicked.
+// quiet (no task running or waiting), Submitted == Completed + Panicked +
+// Dropped.
 //
 // The counters are the pool's, whoever submitted the tasks: a task of Go, a
 // Group, a Stream or a Keyed is one task of the pool it runs on (a Keyed
@@ -28,6 +29,7 @@ type Stats struct {
 	Completed uint64 // tasks that returned
 	Panicked  uint64 // tasks that panicked (or called runtime.Goexit), caught by a wrapper or not
 	Rejected  uint64 // submit calls that returned an error
+	Dropped   uint64 // tasks accepted and then dropped before they ran (WithQueueTimeout, WithQueueTarget, a context that ended in the buffer)
 }
 
 // add accumulates o into s, for MultiPool aggregates.
@@ -42,4 +44,5 @@ func (s *Stats) add(o Stats) {
 	s.Completed += o.Completed
 	s.Panicked += o.Panicked
 	s.Rejected += o.Rejected
+	s.Dropped += o.Dropped
 }
