@@ -206,7 +206,7 @@ func (m *mapRun[T, R]) take(v T) bool {
 	if sl.run.obs != nil {
 		sl.run.submitted = nanotime()
 	}
-	sl.run.dropped(func(err error) { sl.record(*new(R), err) })
+	sl.run.dropped(func(err error) { m.dropped(sl, err) })
 	if err := sl.run.submitContext(m.s, m.fnCtx, sl.task); err != nil {
 		if cerr := m.ctx.Err(); cerr != nil { // gave up waiting for the pool
 			m.stop(cerr)
@@ -376,6 +376,17 @@ func (m *mapRun[T, R]) call(sl *mapSlot[T, R]) {
 	default:
 	}
 	runWrapped(sl.run, sl.apply, sl.record)
+}
+
+// dropped is call for a task the pool dropped before it ran (overload
+// control): the pair of sl is its error.
+func (m *mapRun[T, R]) dropped(sl *mapSlot[T, R], err error) {
+	m.active.Add(1)
+	if m.ended.Load() {
+		m.leave()
+		return
+	}
+	sl.record(*new(R), err)
 }
 
 // apply calls fn on the place's value.
