@@ -16,7 +16,8 @@ import (
 //
 // Every value taken from seq yields exactly one pair, in seq's order: fn's
 // result and error, or a *PanicError if fn panicked, or the error with
-// which s refused the task. Once ctx is done, Map takes no more values (a
+// which s refused the task, or dropped it before it ran (ErrQueueTimeout,
+// see WithQueueTimeout). Once ctx is done, Map takes no more values (a
 // value seq hands over after that never reaches fn), drops the pairs of
 // the values still in flight, and yields (zero, ctx.Err()) as its last
 // pair. fn's ctx is derived from ctx (so it carries ctx's values, a
