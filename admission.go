@@ -70,27 +70,35 @@ func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st tas
 		if ctx == context.Background() && p.waitq.blocked == 0 && p.bufferRoomLocked() {
 			// Into the buffer at level 0, without submitSlow's look at
 			// the level: the way of most buffered tasks.
-			p.bufferUnlock(0, arg, st, x)
+			p.bufferUnlock(place{}, arg, st, x)
 			return nil
 		}
 	}
 	return p.submitSlow(ctx, arg, try, st, x)
 }
 
-// bufferUnlock accepts arg, stamped st, with x, into the buffer at level,
+// place is where a unit waits: its priority level, and its flow, with the
+// flow's weight.
+type place struct {
+	level  int
+	flow   string
+	weight int
+}
+
+// bufferUnlock accepts arg, stamped st, with x, into the buffer at pl,
 // and releases p.lock. It requires p.lock held, room in the buffer and no
 // blocked caller.
-func (p *poolCore[T]) bufferUnlock(level int, arg T, st taskStamp, x *taskExtra) {
-	if level == 0 && !p.timed && p.waitq.aging == 0 {
+func (p *poolCore[T]) bufferUnlock(pl place, arg T, st taskStamp, x *taskExtra) {
+	if pl == (place{}) && !p.timed && p.waitq.aging == 0 {
 		p.waitq.pushZero(arg) // no stamp, no arrival: the common case
 	} else {
 		if p.timed {
 			st.cap = p.capacity.Load()
 		}
 		if p.ovl != nil {
-			p.watchLocked(arg, st, x, level)
+			p.watchLocked(arg, st, x, pl.level, pl.flow)
 		}
-		p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()), x)
+		p.waitq.pushTask(pl.level, pl.flow, pl.weight, arg, st, p.waitq.arrive(p.agingNow()), x)
 	}
 	p.submitted++
 	if p.gated {
@@ -148,12 +156,13 @@ func (p *poolCore[T]) bufferRoomLocked() bool {
 // has room, else its caller is refused or waits. It requires p.lock held
 // and releases it.
 func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskStamp, x *taskExtra) error {
-	level := 0
-	if ctx != context.Background() {
-		// The level is read only here, and without the lock: a Context's
-		// Value is the user's code. The pool may have changed meanwhile.
+	var pl place
+	if ctx != context.Background() || p.opts.FlowWeight != nil {
+		// The level and the flow are read only here, and without the lock:
+		// a Context's Value and the flow's weight are the user's code. The
+		// pool may have changed meanwhile.
 		p.lock.Unlock()
-		level = levelOf(ctx)
+		pl = p.placeOf(ctx)
 		p.lock.Lock()
 	}
 	if !p.closed.Load() && p.startableLocked() {
@@ -182,7 +191,7 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskSt
 		}
 	}
 	if p.waitq.blocked == 0 && p.bufferRoomLocked() {
-		p.bufferUnlock(level, arg, st, x)
+		p.bufferUnlock(pl, arg, st, x)
 		return nil
 	}
 	// ants compares MaxBlockingTasks with != 0, so a negative limit lets no
@@ -203,7 +212,7 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskSt
 			return p.submitStamped(ctx, arg, try, st, x) // the pool changed: look again
 		}
 	}
-	return p.waitUnlock(ctx, arg, st, x, level)
+	return p.waitUnlock(ctx, arg, st, x, pl)
 }
 
 // reportHeld wakes the waiters that expireLocked returned, drops and
@@ -235,12 +244,13 @@ func (p *poolCore[T]) agingNow() int64 {
 // under the lock and wakes it after unlocking, and the woken caller
 // returns without taking the lock again. So the next caller is chosen by
 // level and arrival, not by the order of a sync.Cond's queue.
-func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, x *taskExtra, level int) error {
+func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, x *taskExtra, pl place) error {
 	w, _ := p.waiterCache.Get().(*waiter[T])
 	if w == nil {
 		w = &waiter[T]{ready: make(chan struct{}, 1)}
 	}
-	w.arg, w.stamp, w.x, w.level, w.state = arg, st, x, level, waiterPending
+	w.arg, w.stamp, w.x, w.state = arg, st, x, waiterPending
+	w.level, w.flow, w.weight = pl.level, pl.flow, pl.weight
 	w.arrival = p.waitq.arrive(p.agingNow())
 	p.waitq.pushCaller(w)
 	p.paceWaitingLocked() // with a free slot, it waits for a token
@@ -268,7 +278,7 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, x *ta
 			if w.state == waiterPending {
 				p.waitq.removeCaller(w)
 				if p.ovl != nil && p.waitq.len() == 0 {
-					p.ovl.idle()
+					p.ovl.emptied(p.clockNow())
 				}
 				p.noteDrainedLocked() // it may have been the last unit of a rebooted pool
 				p.lock.Unlock()
@@ -315,7 +325,7 @@ func (p *poolCore[T]) callerTimer(at int64) (<-chan struct{}, func()) {
 // putWaiter recycles w, whose caller is about to return.
 func (p *poolCore[T]) putWaiter(w *waiter[T]) {
 	var zero T
-	w.arg, w.x = zero, nil
+	w.arg, w.x, w.flow = zero, nil, ""
 	p.waiterCache.Put(w)
 }
 
@@ -394,7 +404,7 @@ func (p *poolCore[T]) letInLocked(now int64, taken *waiter[T]) *waiter[T] {
 		w.stamp.cap = p.capacity.Load()
 	}
 	if p.ovl != nil {
-		p.watchLocked(w.arg, w.stamp, w.x, w.level)
+		p.watchLocked(w.arg, w.stamp, w.x, w.level, w.flow)
 	}
 	p.waitq.bufferCaller(w)
 	p.submitted++

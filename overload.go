@@ -37,11 +37,15 @@ func WithQueueTimeout(d time.Duration) Option {
 // default) is off; interval == 0 is 100 ms; negative values are
 // ErrInvalidQueueTarget from every constructor that takes options.
 //
-// While the pool is overloaded, the oldest buffered tasks of a level that
-// have waited more than 2*target are dropped as well when a slot goes to
-// that level, since under LIFO their turn would not come before the
-// overload ends. A target above a queue timeout (WithQueueTimeout) leaves
-// the timeout to drop first.
+// While the pool is overloaded, the oldest buffered tasks of a level (of a
+// flow, see ContextWithFlow) that have waited more than 2*target are
+// dropped as well when a slot goes to it, since under LIFO their turn
+// would not come before the overload ends; and the wait that counts for
+// the interval is that of the oldest work still waiting, since the newest
+// gets its worker at once. The waiting work has run out once none has
+// waited for a whole interval: a queue emptied for a moment, by drops or
+// between arrivals, keeps the state. A target above a queue timeout
+// (WithQueueTimeout) leaves the timeout to drop first.
 func WithQueueTarget(target, interval time.Duration) Option {
 	return func(opts *Options) {
 		opts.QueueTarget = target
@@ -126,10 +130,13 @@ type overloadCtl struct {
 
 	// CoDel: overloaded is the state; intervalEnd the end of the current
 	// interval (0: none started, as after the waiting work ran out);
-	// minWait the shortest wait counted in it (math.MaxInt64: none).
+	// minWait the shortest wait counted in it (math.MaxInt64: none);
+	// emptyAt the time the waiting work last ran out (0: it has not since
+	// the last grant).
 	overloaded  bool
 	intervalEnd int64
 	minWait     int64
+	emptyAt     int64
 }
 
 func newOverloadCtl(o *Options) *overloadCtl {
@@ -147,12 +154,18 @@ func newOverloadCtl(o *Options) *overloadCtl {
 	return c
 }
 
-// tick moves the CoDel state to now, at a grant: at the end of an
-// interval the pool is overloaded if nothing counted in it waited at most
-// target.
+// tick moves the CoDel state to now, at a grant: the state resets if no
+// work has waited for an interval, and at the end of an interval the pool
+// is overloaded if nothing counted in it waited at most target.
 func (c *overloadCtl) tick(now int64) {
 	if c.target == 0 {
 		return
+	}
+	if c.emptyAt != 0 {
+		if now-c.emptyAt >= c.interval {
+			c.idle()
+		}
+		c.emptyAt = 0
 	}
 	if c.intervalEnd == 0 {
 		c.intervalEnd = now + c.interval
@@ -172,7 +185,17 @@ func (c *overloadCtl) count(wait int64) {
 	}
 }
 
-// idle resets the CoDel state when the waiting work has run out.
+// emptied notes that the waiting work ran out at now: if none comes for
+// an interval, the state resets (tick). A queue emptied by a sweep of
+// drops, or for a moment between arrivals, keeps the state: the overload
+// it measured is still there.
+func (c *overloadCtl) emptied(now int64) {
+	if c.emptyAt == 0 {
+		c.emptyAt = now
+	}
+}
+
+// idle resets the CoDel state.
 func (c *overloadCtl) idle() {
 	c.overloaded = false
 	c.intervalEnd = 0
@@ -196,6 +219,7 @@ type taskExtra struct {
 	plain  any             // if set, the user's task for the DropHandler, beside onDrop
 	stop   func() bool     // unregisters ctxEnded; nil if none
 	level  int             // its level while buffered
+	flow   string          // its flow while buffered
 	at     int64           // its stamp's time, for ctxEnded's report
 	dead   bool            // dropped while buffered: a tombstone
 	gone   bool            // out of the buffer (granted or dropped)
@@ -214,14 +238,14 @@ func (x *taskExtra) leave() {
 	}
 }
 
-// watchLocked registers ctxEnded for arg, a task buffered at level with
-// stamp st and extra x, if its context can end. It requires p.lock held
-// and p.ovl set.
-func (p *poolCore[T]) watchLocked(arg T, st taskStamp, x *taskExtra, level int) {
+// watchLocked registers ctxEnded for arg, a task buffered at level in
+// flow with stamp st and extra x, if its context can end. It requires
+// p.lock held and p.ovl set.
+func (p *poolCore[T]) watchLocked(arg T, st taskStamp, x *taskExtra, level int, flow string) {
 	if x == nil {
 		return
 	}
-	x.level, x.at = level, st.at
+	x.level, x.flow, x.at = level, flow, st.at
 	if x.ctx == nil || x.ctx.Done() == nil || x.stop != nil {
 		return
 	}
@@ -242,18 +266,21 @@ func (p *poolCore[T]) ctxEnded(x *taskExtra) {
 	}
 	x.gone, x.dead, x.stop = true, true, nil
 	l := p.waitq.level(x.level)
-	l.dead++
+	f := l.flowOfUnit(x.flow)
+	f.dead++
 	p.waitq.buffered--
 	// The task stays in the ring as a tombstone, unless it is at an end.
-	p.waitq.trim(l)
+	p.waitq.trim(f)
+	p.waitq.settle(l, f)
 	p.waitq.drop(l)
 	var zero T
-	taken := p.dropNode(zero, taskStamp{at: x.at}, x, p.clockNow(), x.ctx.Err(), nil)
+	now := p.clockNow()
+	taken := p.dropNode(zero, taskStamp{at: x.at}, x, now, x.ctx.Err(), nil)
 	if p.waitq.blocked > 0 && p.bufferRoomLocked() {
 		taken = p.letInLocked(p.agingNow(), taken)
 	}
 	if p.waitq.len() == 0 {
-		p.ovl.idle()
+		p.ovl.emptied(now)
 	}
 	p.live++ // held until reported, for ReleaseTimeout
 	p.noteDrainedLocked()
@@ -343,18 +370,14 @@ func (p *poolCore[T]) popOverloadLocked(now int64, taken *waiter[T]) (arg T, st 
 	c.tick(now)
 	for q.len() > 0 {
 		l := q.next(p.agingNow())
+		f := q.turn(l)
 		lifo := c.overloaded
 		if lifo {
-			// The oldest tasks, whose turn would not come before the
-			// overload ends, go first.
-			for l.tasks.len() > 0 && c.expired(now-l.stamps.at(0).at) {
-				a, s, x := q.popHead(l)
-				taken = p.dropNode(a, s, x, now, ErrQueueTimeout, taken)
-				if q.blocked > 0 {
-					taken = p.letInLocked(p.agingNow(), taken)
-				}
-			}
-			if l.empty() {
+			// The flow's oldest tasks, whose turn would not come before
+			// the overload ends, go first.
+			taken = p.expireFlowLocked(l, f, now, taken)
+			if f.empty() {
+				q.settle(l, f)
 				q.drop(l)
 				continue
 			}
@@ -362,23 +385,24 @@ func (p *poolCore[T]) popOverloadLocked(now int64, taken *waiter[T]) (arg T, st 
 		var w *waiter[T]
 		var x *taskExtra
 		switch {
-		case lifo && l.callers.tail != nil:
-			w = l.callers.tail
+		case lifo && f.callers.tail != nil:
+			w = f.callers.tail
 		case lifo:
-			arg, st, x = q.popTail(l)
-		case l.tasks.len() > 0:
-			arg, st, x = q.popHead(l)
+			arg, st, x = q.popTail(f)
+		case f.tasks.len() > 0:
+			arg, st, x = q.popHead(f)
 		default:
-			w = l.callers.head
+			w = f.callers.head
 		}
 		if w != nil {
-			l.callers.remove(w)
+			f.callers.remove(w)
 			q.blocked--
 			arg, st = w.arg, w.stamp
 		}
-		q.drop(l)
-		wait := now - st.at
+		wait := max(now-st.at, 0) // a stamp a little after the grant's time
 		if c.expired(wait) {
+			q.settle(l, f)
+			q.drop(l)
 			if w == nil {
 				taken = p.dropNode(arg, st, x, now, ErrQueueTimeout, taken)
 				if q.blocked > 0 {
@@ -393,15 +417,17 @@ func (p *poolCore[T]) popOverloadLocked(now int64, taken *waiter[T]) (arg T, st 
 			}
 			continue
 		}
-		if lifo && l.tasks.len() > 0 {
+		if lifo && f.tasks.len() > 0 {
 			// While overloaded, the wait that counts is the oldest's: the
 			// newest got the slot, and its short wait says nothing of the
 			// queue that stands behind it.
-			wait = now - l.stamps.at(0).at
+			wait = max(now-f.stamps.at(0).at, 0)
 		}
+		q.granted(l, f)
+		q.drop(l)
 		c.count(wait)
 		if q.len() == 0 {
-			c.idle()
+			c.emptied(now)
 		}
 		if w == nil {
 			x.leave()
@@ -419,8 +445,24 @@ func (p *poolCore[T]) popOverloadLocked(now int64, taken *waiter[T]) (arg T, st 
 		w.nextWake = taken
 		return arg, st, w, true
 	}
-	c.idle()
+	c.emptied(now)
 	return arg, st, taken, false
+}
+
+// expireFlowLocked drops the oldest buffered tasks of f, a flow of l, that
+// the rules drop now, letting blocked callers into the room they leave,
+// and returns them linked onto taken; the caller settles f. It requires
+// p.lock held and p.ovl set.
+func (p *poolCore[T]) expireFlowLocked(l *waitLevel[T], f *flowQueue[T], now int64, taken *waiter[T]) *waiter[T] {
+	c, q := p.ovl, &p.waitq
+	for f.tasks.len() > 0 && c.expired(now-f.stamps.at(0).at) {
+		a, s, x := q.popHead(f)
+		taken = p.dropNode(a, s, x, now, ErrQueueTimeout, taken)
+		if q.blocked > 0 {
+			taken = p.letInLocked(p.agingNow(), taken)
+		}
+	}
+	return taken
 }
 
 // expireLocked drops, for a submitter that found the buffer full, the
@@ -429,23 +471,18 @@ func (p *poolCore[T]) popOverloadLocked(now int64, taken *waiter[T]) (arg T, st 
 // callers let in, linked onto taken. It requires p.lock held and p.ovl
 // set.
 func (p *poolCore[T]) expireLocked(now int64, taken *waiter[T]) *waiter[T] {
-	c, q := p.ovl, &p.waitq
-	for i := 0; i < len(q.levels); i++ {
-		l := q.levels[i]
-		for l.tasks.len() > 0 && c.expired(now-l.stamps.at(0).at) {
-			a, s, x := q.popHead(l)
-			taken = p.dropNode(a, s, x, now, ErrQueueTimeout, taken)
-			if q.blocked > 0 {
-				taken = p.letInLocked(p.agingNow(), taken)
-			}
-		}
-		if l.empty() && l != &q.zero {
-			q.drop(l)
-			i--
-		}
+	q := &p.waitq
+	for _, l := range append([]*waitLevel[T](nil), q.levels...) {
+		l.eachFlow(func(f *flowQueue[T]) {
+			taken = p.expireFlowLocked(l, f, now, taken)
+		})
+		// A caller let in may have entered a flow taken out of the round
+		// meanwhile: settle them all again.
+		l.eachFlow(func(f *flowQueue[T]) { q.settle(l, f) })
+		q.drop(l)
 	}
 	if q.len() == 0 {
-		c.idle()
+		p.ovl.emptied(now)
 	}
 	return taken
 }

@@ -288,16 +288,27 @@ func TestQueueTargetAdaptiveLIFO(t *testing.T) {
 	assert.Equal(t, 100, next())
 	<-release
 	l.await(t, 4+4) // 0, 1, 101, 100 ran; 2-5 dropped
+	// A queue emptied for a moment (here by the sweep of drops and the
+	// grants) keeps the state: still overloaded, the newest first.
 	submit(6, 7, 8)
 	assert.Equal(t, 6, recv(t, started, "task 6"))
+	clock.Forward(5 * time.Millisecond)
+	assert.Equal(t, 8, next(), "still overloaded")
+	assert.Equal(t, 7, next())
+	<-release
+	l.await(t, 3)
+	// One that stays empty for an interval resets it.
+	clock.Forward(100 * time.Millisecond)
+	submit(9, 10, 11)
+	assert.Equal(t, 9, recv(t, started, "task 9"))
 	clock.Forward(50 * time.Millisecond)
-	assert.Equal(t, 7, next(), "the waiting work ran out: FIFO again")
-	assert.Equal(t, 8, next())
+	assert.Equal(t, 10, next(), "the waiting work ran out: FIFO again")
+	assert.Equal(t, 11, next())
 	<-release
 	l.await(t, 3)
 
 	ran, dropped, _ := l.snapshot()
-	assert.Equal(t, []int{0, 1, 101, 100, 6, 7, 8}, ran)
+	assert.Equal(t, []int{0, 1, 101, 100, 6, 8, 7, 9, 10, 11}, ran)
 	assert.Equal(t, map[int]error{2: ants.ErrQueueTimeout, 3: ants.ErrQueueTimeout,
 		4: ants.ErrQueueTimeout, 5: ants.ErrQueueTimeout}, dropped)
 	s := p.Stats()

@@ -189,7 +189,7 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun, x
 	// Context's Value is the user's code. The sub-pool may have changed
 	// meanwhile, so the caller looks again.
 	s.mu.Unlock()
-	level := levelOf(ctx)
+	level, flow := levelOf(ctx), flowOf(ctx)
 	s.mu.Lock()
 	if s.closed.Load() {
 		s.mu.Unlock()
@@ -204,7 +204,7 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun, x
 	}
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
-	w := &waiter[struct{}]{ready: make(chan struct{}), level: level}
+	w := &waiter[struct{}]{ready: make(chan struct{}), level: level, flow: flow}
 	s.waitq.pushCaller(w)
 	s.paceWaitingLocked() // with a free slot, it waits for a token
 	s.mu.Unlock()
@@ -330,10 +330,10 @@ func (s *Subpool) noteDrainedLocked() {
 }
 
 // grantLocked hands a slot, already counted in held, to the first caller
-// of the highest level waiting. It requires s.mu held and a caller waiting.
+// of the highest level waiting, of the flow whose turn it is. It requires
+// s.mu held and a caller waiting.
 func (s *Subpool) grantLocked() {
-	w := s.waitq.nextCaller(0)
-	s.waitq.removeCaller(w)
+	_, _, w := s.waitq.popSlot(0)
 	w.state = waiterTaken
 	s.submitted++
 	close(w.ready)

@@ -403,13 +403,13 @@ func (p *poolCore[T]) yieldToCallers(w *goWorker[T]) {
 
 // nextBufferedLocked reports whether w, whose task has just ended without
 // a panic, takes the next buffered task on the fast path: the pool is
-// neither timed nor gated, no task is reserved, only level 0 waits, and
+// neither timed nor gated, no task is reserved, only level 0 waits, in the flow "" alone, and
 // the slot of w is still within the capacity. It then stays busy, and
 // nothing but the buffer changes: no slot frees for the admission and the
 // wake rule to act on. It requires p.lock held.
 func (p *poolCore[T]) nextBufferedLocked(w *goWorker[T]) bool {
 	if p.timed || p.gated || w.panicked || w.retire || p.reserved > 0 ||
-		p.waitq.zero.tasks.size == 0 || len(p.waitq.levels) > 1 {
+		p.waitq.zero.tasks.size == 0 || len(p.waitq.levels) > 1 || p.waitq.flowing > 0 {
 		return false
 	}
 	c := p.capacity.Load()
