@@ -40,8 +40,8 @@ type waiter[T any] struct {
 	stamp   taskStamp
 	x       *taskExtra // with overload control (overload.go); else nil
 	level   int
-	flow    string // ContextWithFlow's; "" if none
-	weight  int    // the flow's weight, if the waiter starts it
+	flow    string  // ContextWithFlow's; "" if none
+	weight  int     // the flow's weight, if the waiter starts it
 	arrival arrival // kept only with aging
 
 	// state is written under the pool's lock. The caller reads it after a
@@ -197,8 +197,8 @@ type waitQueue[T any] struct {
 	extra bool  // keep the tasks' extras (overload control; timed too)
 	aging int64 // Options.PriorityAging in ns; 0: strict levels
 	seq   uint64
-	spare []*waitLevel[T]  // emptied levels, for reuse
-	flows []*flowQueue[T]  // emptied flows, for reuse
+	spare []*waitLevel[T] // emptied levels, for reuse
+	flows []*flowQueue[T] // emptied flows, for reuse
 	peak  map[*waitLevel[T]]int
 }
 
