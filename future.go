@@ -71,6 +71,7 @@ func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T
 		return f
 	}
 	run := runOn(s)
+	run.dropped(func(err error) { f.finish(*new(T), err) })
 	if err := run.submitContext(s, ctx, func() {
 		if err := ctx.Err(); err != nil {
 			f.finish(*new(T), err)

@@ -74,6 +74,7 @@ func (g *Group) Go(task func() error) {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
+	run.dropped(g.refused)
 	if err := submitGuarded(func() error {
 		return run.submitContext(g.pool, g.ctx, g.wrap(task, run))
 	}, g.refused); err != nil {
@@ -105,6 +106,7 @@ func (g *Group) TryGo(task func() error) bool {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
+	run.dropped(g.refused)
 	switch err := submitGuarded(func() error {
 		return run.trySubmit(tp, g.ctx, g.wrap(task, run))
 	}, g.refused); err {

@@ -108,7 +108,22 @@ func (q *waitQueue[T]) check() error {
 		if n != l.callers.len {
 			return fmt.Errorf("wait level %d: %d callers linked, %d counted", l.level, n, l.callers.len)
 		}
-		buffered += l.tasks.size
+		dead := 0
+		if q.extra && l.extras.size != l.tasks.size {
+			return fmt.Errorf("wait level %d: %d extras for %d tasks", l.level, l.extras.size, l.tasks.size)
+		}
+		for i := 0; q.extra && i < l.extras.size; i++ {
+			if isDead(l.extras.at(i)) {
+				if i == 0 || i == l.extras.size-1 {
+					return fmt.Errorf("wait level %d: a tombstone at an end of its ring", l.level)
+				}
+				dead++
+			}
+		}
+		if dead != l.dead {
+			return fmt.Errorf("wait level %d: %d tombstones, %d counted", l.level, dead, l.dead)
+		}
+		buffered += l.tasks.size - dead
 		blocked += n
 	}
 	switch {

@@ -231,8 +231,10 @@ func (k *Keyed[K]) startUnlock(ctx context.Context, key K, nan bool, task keyedT
 	k.pending++
 	k.mu.Unlock()
 
+	run := wrapperRun{obs: k.obs, drops: dropsOf(k.pool)}
+	run.dropped(func(err error) { k.dropped(q, err) })
 	err := submitGuarded(func() error {
-		return wrapperRun{obs: k.obs}.submitContext(k.pool, ctx, q.run)
+		return run.submitContext(k.pool, ctx, q.run)
 	}, func(err error) { k.refused(q, gen) })
 
 	k.mu.Lock()
@@ -309,6 +311,15 @@ func (k *Keyed[K]) next(q *keyQueue[K], err error) (task keyedTask, more bool) {
 	}
 	task, _ = q.tasks.pop()
 	return task, true
+}
+
+// dropped ends the tasks of q's key, whose runner the pool dropped before
+// it ran (overload control): none of them runs, each counts as finished,
+// and Wait reports err if it is the first error.
+func (k *Keyed[K]) dropped(q *keyQueue[K], err error) {
+	for more := true; more; {
+		_, more = k.next(q, err)
+	}
 }
 
 // refused undoes the start of q's key, generation gen, whose runner the

@@ -206,6 +206,7 @@ func (m *mapRun[T, R]) take(v T) bool {
 	if sl.run.obs != nil {
 		sl.run.submitted = nanotime()
 	}
+	sl.run.dropped(func(err error) { sl.record(*new(R), err) })
 	if err := sl.run.submitContext(m.s, m.fnCtx, sl.task); err != nil {
 		if cerr := m.ctx.Err(); cerr != nil { // gave up waiting for the pool
 			m.stop(cerr)

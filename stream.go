@@ -115,6 +115,7 @@ func (s *Stream) Go(task func() func()) {
 	}
 	run := runOn(s.pool)
 	refused := func(err error) { s.finish(it, nil, err) }
+	run.dropped(refused)
 	if err := submitGuarded(func() error {
 		return run.submitContext(s.pool, context.Background(), func() {
 			runWrapped(run, func() (func(), error) { return task(), nil }, func(cb func(), err error) {

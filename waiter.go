@@ -28,6 +28,7 @@ import "math"
 type waiter[T any] struct {
 	arg     T
 	stamp   taskStamp
+	x       *taskExtra // with overload control (overload.go); else nil
 	level   int
 	arrival arrival // kept only with aging
 
@@ -42,6 +43,14 @@ type waiter[T any] struct {
 	ready chan struct{}
 
 	prev, next *waiter[T]
+
+	// A waiter in state waiterDropped stands for a dropped buffered task,
+	// not a caller: waking it reports the drop to pool (reportDrop), with
+	// err and the time the task waited, in ns (overload.go).
+	pool *poolCore[T]
+	err  error
+	wait int64
+
 	// nextWake links the waiters taken out of the queue in one critical
 	// section, for the waker to wake after unlocking.
 	nextWake *waiter[T]
@@ -50,9 +59,11 @@ type waiter[T any] struct {
 type waiterState uint8
 
 const (
-	waiterPending waiterState = iota // in the queue, task not taken
-	waiterTaken                      // its task was accepted: Submit returns nil
-	waiterClosed                     // the pool was released: ErrPoolClosed
+	waiterPending  waiterState = iota // in the queue, task not taken
+	waiterTaken                       // its task was accepted: Submit returns nil
+	waiterClosed                      // the pool was released: ErrPoolClosed
+	waiterTimedOut                    // dropped while it waited: ErrQueueTimeout
+	waiterDropped                     // a dropped buffered task, to report
 )
 
 // wake wakes w and the waiters linked from it by nextWake; nil is a no-op.
@@ -61,7 +72,11 @@ func (w *waiter[T]) wake() {
 	for w != nil {
 		next := w.nextWake
 		w.nextWake = nil
-		w.ready <- struct{}{}
+		if w.state == waiterDropped {
+			w.pool.reportDrop(w)
+		} else {
+			w.ready <- struct{}{}
+		}
 		w = next
 	}
 }
@@ -111,9 +126,15 @@ func (l *waiterList[T]) remove(w *waiter[T]) {
 type waitLevel[T any] struct {
 	level    int
 	tasks    ring[T]
-	stamps   ring[taskStamp] // in step with tasks, if the pool is timed
-	arrivals ring[arrival]   // in step with tasks, with aging
+	stamps   ring[taskStamp]  // in step with tasks, if the pool is timed
+	arrivals ring[arrival]    // in step with tasks, with aging
+	extras   ring[*taskExtra] // in step with tasks, with overload control
 	callers  waiterList[T]
+
+	// dead counts the tombstones in tasks: tasks dropped while buffered
+	// (overload.go), left in place until they reach an end of the ring.
+	// Both ends of the ring hold live tasks (trim).
+	dead int
 }
 
 func (l *waitLevel[T]) empty() bool { return l.tasks.len() == 0 && l.callers.len == 0 }
@@ -131,13 +152,14 @@ type waitQueue[T any] struct {
 	blocked  int // blocked callers, at every level
 
 	timed bool  // keep the tasks' stamps
+	extra bool  // keep the tasks' extras (overload control; timed too)
 	aging int64 // Options.PriorityAging in ns; 0: strict levels
 	seq   uint64
 	spare []*waitLevel[T] // emptied levels, for reuse
 }
 
-func (q *waitQueue[T]) init(timed bool, aging int64) {
-	q.timed, q.aging = timed, aging
+func (q *waitQueue[T]) init(timed, extra bool, aging int64) {
+	q.timed, q.extra, q.aging = timed, extra, aging
 	q.levels = []*waitLevel[T]{&q.zero}
 }
 
@@ -194,15 +216,19 @@ func (q *waitQueue[T]) drop(l *waitLevel[T]) {
 	l.tasks.shrink()
 	l.stamps.shrink()
 	l.arrivals.shrink()
+	l.extras.shrink()
 	q.spare = append(q.spare, l)
 }
 
 // pushTask buffers arg at level lv.
-func (q *waitQueue[T]) pushTask(lv int, arg T, st taskStamp, a arrival) {
+func (q *waitQueue[T]) pushTask(lv int, arg T, st taskStamp, a arrival, x *taskExtra) {
 	l := q.level(lv)
 	l.tasks.push(arg)
 	if q.timed {
 		l.stamps.push(st)
+	}
+	if q.extra {
+		l.extras.push(x)
 	}
 	if q.aging != 0 {
 		l.arrivals.push(a)
@@ -352,6 +378,10 @@ func (q *waitQueue[T]) bufferCaller(w *waiter[T]) {
 	if q.timed {
 		l.stamps.push(w.stamp)
 	}
+	if q.extra {
+		l.extras.push(w.x)
+		w.x = nil
+	}
 	if q.aging != 0 {
 		l.arrivals.push(w.arrival)
 	}
@@ -371,6 +401,93 @@ func (q *waitQueue[T]) popCallers() (all *waiter[T]) {
 	}
 	q.blocked = 0
 	return all
+}
+
+// popHead removes the first buffered task of l, which must exist, in a
+// queue with extras, and returns it; the ring's ends stay live.
+func (q *waitQueue[T]) popHead(l *waitLevel[T]) (T, taskStamp, *taskExtra) {
+	arg, _ := l.tasks.pop()
+	st, _ := l.stamps.pop()
+	x, _ := l.extras.pop()
+	if q.aging != 0 {
+		l.arrivals.pop()
+	}
+	q.buffered--
+	q.trim(l)
+	return arg, st, x
+}
+
+// popTail removes the last buffered task of l, which must exist, in a
+// queue with extras, and returns it; the ring's ends stay live.
+func (q *waitQueue[T]) popTail(l *waitLevel[T]) (T, taskStamp, *taskExtra) {
+	arg, _ := l.tasks.popBack()
+	st, _ := l.stamps.popBack()
+	x, _ := l.extras.popBack()
+	if q.aging != 0 {
+		l.arrivals.popBack()
+	}
+	q.buffered--
+	q.trim(l)
+	return arg, st, x
+}
+
+// isDead reports whether x is a tombstone's.
+func isDead(x *taskExtra) bool { return x != nil && x.dead }
+
+// trim removes the tombstones at both ends of l's ring, and compacts the
+// ring once it holds more tombstones than tasks.
+func (q *waitQueue[T]) trim(l *waitLevel[T]) {
+	if l.dead == 0 {
+		return
+	}
+	for l.extras.len() > 0 && isDead(l.extras.at(0)) {
+		l.tasks.pop()
+		l.stamps.pop()
+		l.extras.pop()
+		if q.aging != 0 {
+			l.arrivals.pop()
+		}
+		l.dead--
+	}
+	for n := l.extras.len(); n > 0 && isDead(l.extras.at(n-1)); n-- {
+		l.tasks.popBack()
+		l.stamps.popBack()
+		l.extras.popBack()
+		if q.aging != 0 {
+			l.arrivals.popBack()
+		}
+		l.dead--
+	}
+	if l.dead > 32 && 2*l.dead > l.tasks.len() {
+		q.compact(l)
+	}
+}
+
+// compact removes every tombstone of l's ring.
+func (q *waitQueue[T]) compact(l *waitLevel[T]) {
+	var tasks ring[T]
+	var stamps ring[taskStamp]
+	var arrivals ring[arrival]
+	var extras ring[*taskExtra]
+	for l.extras.len() > 0 {
+		arg, _ := l.tasks.pop()
+		st, _ := l.stamps.pop()
+		x, _ := l.extras.pop()
+		var a arrival
+		if q.aging != 0 {
+			a, _ = l.arrivals.pop()
+		}
+		if isDead(x) {
+			continue
+		}
+		tasks.push(arg)
+		stamps.push(st)
+		extras.push(x)
+		if q.aging != 0 {
+			arrivals.push(a)
+		}
+	}
+	l.tasks, l.stamps, l.arrivals, l.extras, l.dead = tasks, stamps, arrivals, extras, 0
 }
 
 // shrink drops the storage of large empty rings (the purge's pass).

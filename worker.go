@@ -298,17 +298,24 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		// The slot this task freed goes to the best waiting unit, and this
 		// worker runs it at once: no trip through the ring.
 		var st taskStamp
-		arg, st, taken = p.popWaitingLocked(p.agingNow(), nil)
-		if p.timed {
-			w.stamp = st
+		now := p.agingNow()
+		if p.ovl != nil {
+			now = p.grantNow(w.start) // the end of its task
 		}
-		p.busy++
-		taken = p.admitOntoLocked(taken)
-		next := p.kickLocked()
-		w.wakeUnlock(taken, next, false)
-		return arg, true
+		var ok bool
+		if arg, st, taken, ok = p.popWaitingLocked(now, nil); ok {
+			if p.timed {
+				w.stamp = st
+			}
+			p.busy++
+			taken = p.admitOntoLocked(taken)
+			next := p.kickLocked()
+			w.wakeUnlock(taken, next, false)
+			return arg, true
+		}
+		// Every unit left was dropped (overload.go).
 	}
-	taken = p.admitLocked()
+	taken = p.admitOntoLocked(taken)
 	p.noteIdleLocked()
 	woke := false // w was woken from the idle queue to search
 	for {

@@ -81,6 +81,13 @@ type resultSink[R any] interface {
 	finish(v R, err error)
 }
 
+// dropped tells the caller of t that the pool dropped it before it ran
+// (overload control): its Process returns err, its Future is done with it.
+func (t workerTask[T, R]) dropped(err error) {
+	var zero R
+	t.out.finish(zero, err)
+}
+
 // reply is where a worker hands a waiting Process its result. ch has room
 // for the one signal, so the worker never waits for the caller.
 type reply[R any] struct {
