@@ -87,7 +87,7 @@ func TestReportFillsTheOverloadSection(t *testing.T) {
 	b := mustRead(t, bench)
 	for _, want := range []string{
 		"Measured on 2026-01-03 (10:30 UTC, 1m0s in all) on a 2-core Test CPU (GOMAXPROCS 2, go1.99, linux/amd64)",
-		"| e62cffed/ants target | 16000 | 0.95 (0.95) | 47.5% | 7.00 ms / 14.0 ms | 0.5% | 0 | 8360 | 0 | 5.00 ms |",
+		"| e62cffed/ants target | 16000 | 0.95 (0.95) | 47.5% | 7.00 ms / 14.0 ms | 0.5% | 0 | 8360 | 0 | 5.00 ms | – |",
 		"| small buffer, TrySubmit | failed |",
 		"- 2× sustained: goodput ≥ 0.90: **met** (0.95; 0.95 of the capacity the machine gave, its tasks taking 5.00 ms)",
 		"- 2× sustained: p99 of successes ≤ 3×target + task = 20ms: **met** (14.0 ms)",

@@ -70,7 +70,8 @@ func TestQuantile(t *testing.T) {
 // a tiny configuration. Its figures mean nothing; it checks what holds
 // whatever the machine: a row for each, every request that arrived
 // counted exactly once, the pool's own count of drops between the
-// requests it dropped and those plus the ones that expired, no drop where
+// requests it dropped and those plus the ones that expired (and the
+// onset's, which the pool counts too), no drop where
 // nothing drops and no refusal where nothing refuses.
 func TestMeasureAccountsForEveryRequest(t *testing.T) {
 	cfg := tiny()
@@ -93,8 +94,11 @@ func TestMeasureAccountsForEveryRequest(t *testing.T) {
 				t.Errorf("no row for %s under %s", c.name, l.name)
 				continue
 			}
-			if r.Offered != want {
-				t.Errorf("%s under %s: %d offered, the schedule has %d", c.name, l.name, r.Offered, want)
+			if r.Offered+r.Onset != want {
+				t.Errorf("%s under %s: %d offered and %d in the onset, the schedule has %d", c.name, l.name, r.Offered, r.Onset, want)
+			}
+			if r.OnsetSuccess > r.Onset || (l.onset > 0) != (r.OnsetSeconds > 0) {
+				t.Errorf("%s under %s: onset of %v: %d requests, %d succeeded, over %gs", c.name, l.name, l.onset, r.Onset, r.OnsetSuccess, r.OnsetSeconds)
 			}
 			if !r.Accounted() {
 				t.Errorf("%s under %s: %d success + %d late + %d expired + %d dropped + %d refused != %d offered",
@@ -106,9 +110,9 @@ func TestMeasureAccountsForEveryRequest(t *testing.T) {
 			if r.Ran() > 0 && r.RunMean < cfg.task {
 				t.Errorf("%s under %s: a task's mean time %v, below its sleep %v", c.name, l.name, r.RunMean, cfg.task)
 			}
-			if r.PoolDropped >= 0 && (r.PoolDropped < int64(r.Dropped) || r.PoolDropped > int64(r.Dropped+r.Expired)) {
-				t.Errorf("%s under %s: the pool counts %d dropped; the requests: %d dropped, %d expired",
-					c.name, l.name, r.PoolDropped, r.Dropped, r.Expired)
+			if r.PoolDropped >= 0 && (r.PoolDropped < int64(r.Dropped) || r.PoolDropped > int64(r.Dropped+r.Expired+r.Onset)) {
+				t.Errorf("%s under %s: the pool counts %d dropped; the requests: %d dropped, %d expired, %d in the onset",
+					c.name, l.name, r.PoolDropped, r.Dropped, r.Expired, r.Onset)
 			}
 			if !c.drops && r.Dropped != 0 {
 				t.Errorf("%s under %s: %d dropped; only a queue target or timeout drops", c.name, l.name, r.Dropped)
@@ -128,7 +132,7 @@ func TestMeasureAccountsForEveryRequest(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-workers", "0"}, {"-task", "0s"}, {"-duration", "10ms"}, {"-queue-timeout", "-1s"}, {"extra"}, {"-nope"}} {
+	for _, args := range [][]string{{"-workers", "0"}, {"-task", "0s"}, {"-onset", "-1s"}, {"-duration", "10ms"}, {"-queue-timeout", "-1s"}, {"extra"}, {"-nope"}} {
 		var stderr bytes.Buffer
 		if err := run(args, &bytes.Buffer{}, &stderr); err == nil {
 			t.Errorf("run(%q) = nil, want an error", args)

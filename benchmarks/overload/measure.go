@@ -15,12 +15,14 @@ import (
 
 // load is one offered load: Poisson arrivals at base × capacity a second
 // for duration, and, if burst > 0, at burst × capacity instead from
-// burstAt for burstLen.
+// burstAt for burstLen. The requests that arrive in the first onset are
+// counted apart: the row's figures are of the load once it is sustained,
+// the onset's goodput is the step from idle to the load.
 type load struct {
 	name              string
 	base, burst       float64
 	burstAt, burstLen time.Duration
-	duration          time.Duration
+	onset, duration   time.Duration
 }
 
 // sustained reports whether the load is one rate throughout.
@@ -37,6 +39,10 @@ func (l load) rateAt(t time.Duration, capacity float64) float64 {
 // describe says what the load is, for the report.
 func (l load) describe(capacity float64) string {
 	if l.sustained() {
+		if l.onset > 0 {
+			return fmt.Sprintf("%.0f requests a second (%g× capacity) for %v; the figures are of the last %v, the onset's goodput of the first %v.",
+				l.base*capacity, l.base, l.duration, l.duration-l.onset, l.onset)
+		}
 		return fmt.Sprintf("%.0f requests a second (%g× capacity) for %v.", l.base*capacity, l.base, l.duration)
 	}
 	bg := "idle"
@@ -163,8 +169,13 @@ func runRow(c contender, cfg config, l load, seed int64) (overloadfile.Row, erro
 	if err := within(stallLimit, srv.stop); err != nil {
 		return overloadfile.Row{}, fmt.Errorf("%s under %s: stop: %w", c.name, l.name, err)
 	}
-	row := tally(recs, lags)
-	row.Contender, row.Load, row.Seconds = c.name, l.name, l.duration.Seconds()
+	first, _ := slices.BinarySearch(arrivals, l.onset)
+	row := tally(recs[first:], lags)
+	row.Contender, row.Load, row.Seconds = c.name, l.name, (l.duration - l.onset).Seconds()
+	if first > 0 {
+		on := tally(recs[:first], nil)
+		row.Onset, row.OnsetSuccess, row.OnsetSeconds = on.Offered, on.Success, l.onset.Seconds()
+	}
 	row.PoolDropped = -1
 	if srv.dropped != nil {
 		row.PoolDropped = srv.dropped()
@@ -172,7 +183,8 @@ func runRow(c contender, cfg config, l load, seed int64) (overloadfile.Row, erro
 	return row, nil
 }
 
-// tally counts the records and takes the percentiles.
+// tally counts the records and takes the percentiles; the generator's
+// lateness is of every request, the onset's too.
 func tally(recs []record, lags []time.Duration) overloadfile.Row {
 	r := overloadfile.Row{Offered: len(recs)}
 	var lat []time.Duration
@@ -235,7 +247,7 @@ func measure(cfg config, cs []contender, progress io.Writer) *overloadfile.File 
 	for li, l := range cfg.loads() {
 		f.Loads = append(f.Loads, overloadfile.LoadInfo{
 			Name: l.name, Description: l.describe(capacity),
-			Burst: !l.sustained(), Sustained: l.sustained(), Multiple: l.base,
+			Burst: !l.sustained(), Sustained: l.sustained(), Multiple: l.base, Onset: l.onset,
 		})
 		for _, c := range cs {
 			fmt.Fprintf(progress, "%s: %s\n", l.name, c.name)

@@ -97,11 +97,12 @@ const (
 
 // LoadInfo is one offered load.
 type LoadInfo struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	Burst       bool    `json:"burst"` // a burst row: the targets there are about drops
-	Sustained   bool    `json:"sustained"`
-	Multiple    float64 `json:"multiple"` // the sustained rate as a multiple of capacity
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Burst       bool          `json:"burst"` // a burst row: the targets there are about drops
+	Sustained   bool          `json:"sustained"`
+	Multiple    float64       `json:"multiple"` // the sustained rate as a multiple of capacity
+	Onset       time.Duration `json:"onset_ns"` // the first part of the row, counted apart; 0: none
 }
 
 // Row is what one contender did under one load. Every request that arrived
@@ -109,7 +110,13 @@ type LoadInfo struct {
 type Row struct {
 	Contender string  `json:"contender"`
 	Load      string  `json:"load"`
-	Seconds   float64 `json:"seconds"` // the arrival window's length
+	Seconds   float64 `json:"seconds"` // the arrival window's length, after the onset
+
+	// The onset: the requests that arrived in the row's first
+	// OnsetSeconds, in none of the counts below, and how many succeeded.
+	Onset        int     `json:"onset,omitempty"`
+	OnsetSuccess int     `json:"onset_success,omitempty"`
+	OnsetSeconds float64 `json:"onset_seconds,omitempty"`
 
 	Offered int `json:"offered"` // requests that arrived
 	Success int `json:"success"` // ran and finished by their deadline
@@ -156,6 +163,15 @@ func (r Row) Wasted() float64 {
 		return 0
 	}
 	return float64(r.Late) / float64(r.Ran())
+}
+
+// OnsetGoodput is the onset's successes a second over capacity, or -1 if
+// the row has no onset.
+func (r Row) OnsetGoodput(capacity float64) float64 {
+	if r.OnsetSeconds <= 0 || capacity <= 0 {
+		return -1
+	}
+	return float64(r.OnsetSuccess) / r.OnsetSeconds / capacity
 }
 
 // Accounted reports whether every request is counted exactly once.
@@ -259,22 +275,27 @@ func WriteSection(out io.Writer, f *File) {
 		"Every task skips its sleep if its context has ended when it starts, as `ants.Go` does for its own. "+
 		"**Goodput**: requests finished by their deadline, a second, over capacity; in brackets, over the capacity the machine gave, workers / the mean time a task took (**task ran**: a sleep overshoots by what the timers lag). **p50 / p99**: latency of those, from arrival to finish. "+
 		"**Wasted**: tasks that ran and finished after their deadline, of the tasks that ran. "+
-		"**Expired**: accepted, never ran, the deadline passed while waiting. **Dropped**: dropped by the pool (`ErrQueueTimeout`). **Refused**: not accepted.\n\n",
+		"**Expired**: accepted, never ran, the deadline passed while waiting. **Dropped**: dropped by the pool (`ErrQueueTimeout`). **Refused**: not accepted. "+
+		"**Onset goodput**: the goodput of a sustained row's first part, the step from idle to the load, whose requests are in no other column.\n\n",
 		c.Workers, c.Task, capacity, c.Seed, c.Deadline)
 	for _, l := range f.Loads {
 		fmt.Fprintf(out, "**%s**: %s\n\n", l.Name, l.Description)
-		fmt.Fprintln(out, "| contender | offered | goodput | success | p50 / p99 | wasted | expired | dropped | refused | task ran |")
-		fmt.Fprintln(out, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+		fmt.Fprintln(out, "| contender | offered | goodput | success | p50 / p99 | wasted | expired | dropped | refused | task ran | onset goodput |")
+		fmt.Fprintln(out, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 		for _, ct := range f.Contenders {
 			r, ok := f.Row(ct.Name, l.Name)
 			if !ok {
-				fmt.Fprintf(out, "| %s | failed | | | | | | | | |\n", ct.Name)
+				fmt.Fprintf(out, "| %s | failed | | | | | | | | | |\n", ct.Name)
 				continue
 			}
-			fmt.Fprintf(out, "| %s | %d | %.2f (%.2f) | %s | %s / %s | %s | %d | %d | %d | %s |\n",
+			onset := "–"
+			if g := r.OnsetGoodput(capacity); g >= 0 {
+				onset = fmt.Sprintf("%.2f", g)
+			}
+			fmt.Fprintf(out, "| %s | %d | %.2f (%.2f) | %s | %s / %s | %s | %d | %d | %d | %s | %s |\n",
 				ct.Name, r.Offered, r.Goodput(capacity), r.GoodputOfMeasured(c.Workers), pct(r.Success, r.Offered),
 				ms(r.P50, r.Success), ms(r.P99, r.Success), pctf(r.Wasted()),
-				r.Expired, r.Dropped, r.Refused, ms(r.RunMean, r.Ran()))
+				r.Expired, r.Dropped, r.Refused, ms(r.RunMean, r.Ran()), onset)
 		}
 		fmt.Fprintln(out)
 	}
