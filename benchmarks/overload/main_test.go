@@ -104,7 +104,7 @@ func TestMeasureAccountsForEveryRequest(t *testing.T) {
 				t.Errorf("%s under %s: %d success + %d late + %d expired + %d dropped + %d refused != %d offered",
 					c.name, l.name, r.Success, r.Late, r.Expired, r.Dropped, r.Refused, r.Offered)
 			}
-			if (r.Success > 0) != (r.P50 > 0) || r.P50 > r.P99 || r.P99 > r.Max {
+			if (r.Success > 0) != (r.P50 > 0) || r.P50 > r.P99 || r.P99 > r.Max || (r.Ran() > 0) != (r.RanP99 > 0) {
 				t.Errorf("%s under %s: %d successes, p50 %v, p99 %v, max %v", c.name, l.name, r.Success, r.P50, r.P99, r.Max)
 			}
 			if r.Ran() > 0 && r.RunMean < cfg.task {

@@ -187,7 +187,7 @@ func runRow(c contender, cfg config, l load, seed int64) (overloadfile.Row, erro
 // lateness is of every request, the onset's too.
 func tally(recs []record, lags []time.Duration) overloadfile.Row {
 	r := overloadfile.Row{Offered: len(recs)}
-	var lat []time.Duration
+	var lat, ran []time.Duration
 	var run time.Duration
 	for _, x := range recs {
 		switch x.outcome {
@@ -205,6 +205,7 @@ func tally(recs []record, lags []time.Duration) overloadfile.Row {
 		}
 		if x.outcome == success || x.outcome == late {
 			run += x.run
+			ran = append(ran, x.latency)
 		}
 	}
 	if n := r.Success + r.Late; n > 0 {
@@ -212,6 +213,8 @@ func tally(recs []record, lags []time.Duration) overloadfile.Row {
 	}
 	slices.Sort(lat)
 	r.P50, r.P99, r.Max = quantile(lat, 0.5), quantile(lat, 0.99), quantile(lat, 1)
+	slices.Sort(ran)
+	r.RanP99 = quantile(ran, 0.99)
 	lags = slices.Clone(lags)
 	slices.Sort(lags)
 	r.LagP99, r.LagMax = quantile(lags, 0.99), quantile(lags, 1)

@@ -128,6 +128,7 @@ type Row struct {
 	P50     time.Duration `json:"p50_ns"` // latency of the successes, from arrival to finish
 	P99     time.Duration `json:"p99_ns"`
 	Max     time.Duration `json:"max_ns"`
+	RanP99  time.Duration `json:"ran_p99_ns"`  // latency of every task that ran, late ones too
 	RunMean time.Duration `json:"run_mean_ns"` // mean time a task that ran took (its sleep, as the machine kept it)
 
 	PoolDropped int64         `json:"pool_dropped"` // the pool's own Stats.Dropped; -1 where it has none
@@ -401,8 +402,12 @@ func Contrasts(f *File) []string {
 			var parts []string
 			for _, l := range f.Loads {
 				if r, ok := f.Row(ct.Name, l.Name); ok && l.Sustained && l.Multiple >= 2 {
-					parts = append(parts, fmt.Sprintf("%s: p99 %s (%.0f%% of the %v deadline), goodput %.2f, wasted %s",
-						l.Name, ms(r.P99, r.Success), 100*float64(r.P99)/float64(f.Config.Deadline), f.Config.Deadline, r.Goodput(f.Config.Capacity()), pctf(r.Wasted())))
+					succ := "no request finished by its deadline"
+					if r.Success > 0 {
+						succ = fmt.Sprintf("p99 of successes %s (%.0f%% of it)", ms(r.P99, r.Success), 100*float64(r.P99)/float64(f.Config.Deadline))
+					}
+					parts = append(parts, fmt.Sprintf("%s: p99 of the tasks it ran %s against the %v deadline, %s; goodput %.2f, wasted %s",
+						l.Name, ms(r.RanP99, r.Ran()), f.Config.Deadline, succ, r.Goodput(f.Config.Capacity()), pctf(r.Wasted())))
 				}
 			}
 			if len(parts) > 0 {
