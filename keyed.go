@@ -335,7 +335,11 @@ func (k *Keyed[K]) refused(q *keyQueue[K], gen uint64) {
 }
 
 // Wait waits until every task submitted so far has run, and returns the
-// first panic of a task, as a *PanicError, or nil. It does not stop new
+// first panic of a task, as a *PanicError, or the first drop, or nil. A
+// key's runner that the pool drops before it runs (WithQueueTimeout,
+// WithQueueTarget) takes the key's queued tasks with it: none of them runs,
+// and the drop's error (ErrQueueTimeout, or the context's) is Wait's if it
+// is the first. It does not stop new
 // Submits; a task submitted while Wait waits may or may not be waited for.
 // Wait keeps reporting the first panic.
 func (k *Keyed[K]) Wait() error {

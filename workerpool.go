@@ -139,7 +139,9 @@ func NewWorkerPool[T, R any](size int, newWorker func(id int) Worker[T, R], opti
 // returns ctx.Err() and no Worker sees arg. Once a Worker has started,
 // Process waits for it to return, whatever ctx does (the Worker gets ctx and
 // may stop early), so the caller never returns while a Worker still uses
-// arg. A nil ctx is taken as context.Background().
+// arg. A task the pool drops before it starts (WithQueueTimeout,
+// WithQueueTarget) returns the drop's error, ErrQueueTimeout or ctx.Err().
+// A nil ctx is taken as context.Background().
 //
 // Process allocates nothing once warmed up: its reply channel is recycled.
 func (p *WorkerPool[T, R]) Process(ctx context.Context, arg T) (R, error) {
