@@ -40,9 +40,9 @@ func WithQueueTimeout(d time.Duration) Option {
 // While the pool is overloaded, the oldest buffered tasks of a level (of a
 // flow, see ContextWithFlow) that have waited more than 2*target are
 // dropped as well when a slot goes to it, since under LIFO their turn
-// would not come before the overload ends; and the wait that counts for
-// the interval is that of the oldest work still waiting, since the newest
-// gets its worker at once. The waiting work has run out once none has
+// would not come before the overload ends; and a grant shows work getting
+// a worker within target only if it leaves no work waiting, since the
+// newest gets its worker at once. The waiting work has run out once none has
 // waited for a whole interval: a queue emptied for a moment, by drops or
 // between arrivals, keeps the state. A target above a queue timeout
 // (WithQueueTimeout) leaves the timeout to drop first.
@@ -417,15 +417,14 @@ func (p *poolCore[T]) popOverloadLocked(now int64, taken *waiter[T]) (arg T, st 
 			}
 			continue
 		}
-		if lifo && f.tasks.len() > 0 {
-			// While overloaded, the wait that counts is the oldest's: the
-			// newest got the slot, and its short wait says nothing of the
-			// queue that stands behind it.
-			wait = max(now-f.stamps.at(0).at, 0)
-		}
 		q.granted(l, f)
 		q.drop(l)
-		c.count(wait)
+		if !lifo || q.len() == 0 {
+			// While overloaded, a grant counts only if it leaves no work
+			// waiting: the newest got the slot, and its short wait says
+			// nothing of the queue that stands behind it.
+			c.count(wait)
+		}
 		if q.len() == 0 {
 			c.emptied(now)
 		}
