@@ -3,6 +3,7 @@ package ants_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -686,6 +687,8 @@ func TestOverloadStressLedger(t *testing.T) {
 		{"timeout", []ants.Option{ants.WithQueueSize(16), ants.WithQueueTimeout(50 * time.Microsecond)}},
 		{"target", []ants.Option{ants.WithQueueSize(16), ants.WithQueueTarget(20*time.Microsecond, time.Millisecond)}},
 		{"both, callers only", []ants.Option{ants.WithQueueTimeout(200 * time.Microsecond), ants.WithQueueTarget(20*time.Microsecond, time.Millisecond)}},
+		{"flows and levels only", []ants.Option{ants.WithQueueSize(8), ants.WithPriorityAging(100 * time.Microsecond),
+			ants.WithFlowWeights(func(flow string) int { return len(flow) % 3 })}},
 		{"both, levels", []ants.Option{ants.WithQueueSize(8), ants.WithQueueTimeout(200 * time.Microsecond),
 			ants.WithQueueTarget(20*time.Microsecond, time.Millisecond), ants.WithPriorityAging(100 * time.Microsecond)}},
 	} {
@@ -715,6 +718,7 @@ func TestOverloadStressLedger(t *testing.T) {
 					for i := 0; i < each; i++ {
 						id := s*each + i
 						ctx := withID(ants.ContextWithPriority(context.Background(), i%3), id)
+						ctx = ants.ContextWithFlow(ctx, fmt.Sprint("flow", (s+i)%4))
 						var cancel context.CancelFunc = func() {}
 						if i%4 == 0 {
 							ctx, cancel = context.WithCancel(ctx)
