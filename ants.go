@@ -25,6 +25,8 @@
 //   - state per worker (a connection, a scratch buffer): WorkerPool;
 //   - urgent work ahead of background work when the pool is full:
 //     ContextWithPriority, and WithPriorityAging so that no level starves;
+//   - one pool shared by tenants, none of whom can hold up the others with
+//     a backlog: ContextWithFlow, and WithFlowWeights for shares;
 //   - to hold work through a maintenance window, or start it no faster than
 //     a downstream allows: Pause and Resume, WithRateLimit and SetRateLimit;
 //   - a capacity the pool finds from its tasks' run time: WithAdaptiveCapacity;
