@@ -109,3 +109,74 @@ func runTickets(b *testing.B, ctxs []context.Context, wg *sync.WaitGroup, submit
 	wg.Wait()
 	b.StopTimer()
 }
+
+// BenchmarkSubmitFlows is the cost of flows where they act, in the shape
+// of BenchmarkSubmitLevels: a pool of GOMAXPROCS workers with a buffer of
+// 4096 tasks, always full, no-op tasks, 8 goroutines calling SubmitContext.
+// Each submitter cycles through its own contexts (flows=...):
+//
+//   - bg: context.Background(), the pool that never sees a flow;
+//   - none: a context carrying a level and no flow, which every waiting
+//     call reads (the cost of a context without flows);
+//   - 1: every task in one flow;
+//   - 1000: 1,000 flows, 125 per submitter, all with work waiting;
+//   - 1000+weights: the same on a pool WithFlowWeights.
+//
+// Compare with
+//
+//	go test -run '^$' -bench SubmitFlows -benchtime 200000x -count 8 . | tee flows.txt
+//	benchstat -col /flows flows.txt
+func BenchmarkSubmitFlows(b *testing.B) {
+	capacity := runtime.GOMAXPROCS(0)
+	mixes := []struct {
+		name    string
+		flows   int // per submitter; 0: no flow
+		bg      bool
+		weights bool
+	}{{name: "bg", bg: true}, {name: "none"}, {name: "1", flows: 1}, {name: "1000", flows: 125}, {name: "1000+weights", flows: 125, weights: true}}
+	for _, mix := range mixes {
+		b.Run("flows="+mix.name, func(b *testing.B) {
+			opts := []ants.Option{ants.WithQueueSize(4096)}
+			if mix.weights {
+				opts = append(opts, ants.WithFlowWeights(func(flow string) int { return 1 + len(flow)%3 }))
+			}
+			p, err := ants.NewPool(capacity, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer releasePool(b, p)
+			var wg sync.WaitGroup
+			task := wg.Done
+			// Each submitter's contexts, cycled through; one flow ("1")
+			// is the same for all.
+			ctxs := make([][]context.Context, levelSubmitters)
+			for i := range ctxs {
+				switch {
+				case mix.bg:
+					ctxs[i] = []context.Context{context.Background()}
+				case mix.flows == 0:
+					ctxs[i] = []context.Context{ants.ContextWithPriority(context.Background(), 0)}
+				case mix.flows == 1:
+					ctxs[i] = []context.Context{ants.ContextWithFlow(context.Background(), "one")}
+				default:
+					for f := 0; f < mix.flows; f++ {
+						ctxs[i] = append(ctxs[i], ants.ContextWithFlow(context.Background(), fmt.Sprintf("tenant-%d-%d", i, f)))
+					}
+				}
+			}
+			next := make([]int, levelSubmitters)
+			submitters := make([]context.Context, levelSubmitters)
+			for i := range submitters {
+				submitters[i] = context.WithValue(context.Background(), submitterKey{}, i)
+			}
+			runTickets(b, submitters, &wg, func(sub context.Context) error {
+				i := sub.Value(submitterKey{}).(int)
+				ctx := ctxs[i][next[i]]
+				next[i] = (next[i] + 1) % len(ctxs[i])
+				return p.SubmitContext(ctx, task)
+			})
+		})
+	}
+}
+
+type submitterKey struct{}
