@@ -1,6 +1,9 @@
 package ants
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Admission, the caller's side of the pool: how a submitted task enters it,
 // and where it waits until a worker takes it.
@@ -25,7 +28,7 @@ import "context"
 // stamps the task with the time of the call (stampNow) and hands it to the
 // pool (submitStamped).
 func (p *poolCore[T]) submit(ctx context.Context, arg T, try bool) error {
-	return p.submitStamped(ctx, arg, try, p.stampNow())
+	return p.submitStamped(ctx, arg, try, p.stampNow(), nil)
 }
 
 // stampNow returns the stamp of a task submitted now: the time of the call,
@@ -35,6 +38,9 @@ func (p *poolCore[T]) stampNow() taskStamp {
 	if !p.timed {
 		return taskStamp{}
 	}
+	if p.ovl != nil {
+		return taskStamp{at: p.clockNow()} // the clock of the overload rules
+	}
 	return taskStamp{at: nanotime()}
 }
 
@@ -42,8 +48,9 @@ func (p *poolCore[T]) stampNow() taskStamp {
 // a free slot for it and makes sure a worker will take it (acceptUnlock);
 // waiting and refusals are in submitSlow. ctx is never nil: the calls that
 // take none pass context.Background(), whose Done is nil and whose level is
-// 0. If try is set the caller never waits.
-func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp) error {
+// 0. If try is set the caller never waits. x, if not nil, is what a
+// wrapper's task carries for overload control (overload.go).
+func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp, x *taskExtra) error {
 	if p.closed.Load() {
 		p.rejected.Add(1)
 		return ErrPoolClosed
@@ -63,24 +70,35 @@ func (p *poolCore[T]) submitStamped(ctx context.Context, arg T, try bool, st tas
 		if ctx == context.Background() && p.waitq.blocked == 0 && p.bufferRoomLocked() {
 			// Into the buffer at level 0, without submitSlow's look at
 			// the level: the way of most buffered tasks.
-			p.bufferUnlock(0, arg, st)
+			p.bufferUnlock(place{}, arg, st, x)
 			return nil
 		}
 	}
-	return p.submitSlow(ctx, arg, try, st)
+	return p.submitSlow(ctx, arg, try, st, x)
 }
 
-// bufferUnlock accepts arg, stamped st, into the buffer at level, and
-// releases p.lock. It requires p.lock held, room in the buffer and no
+// place is where a unit waits: its priority level, and its flow, with the
+// flow's weight.
+type place struct {
+	level  int
+	flow   string
+	weight int
+}
+
+// bufferUnlock accepts arg, stamped st, with x, into the buffer at pl,
+// and releases p.lock. It requires p.lock held, room in the buffer and no
 // blocked caller.
-func (p *poolCore[T]) bufferUnlock(level int, arg T, st taskStamp) {
-	if level == 0 && !p.timed && p.waitq.aging == 0 {
+func (p *poolCore[T]) bufferUnlock(pl place, arg T, st taskStamp, x *taskExtra) {
+	if pl == (place{}) && !p.timed && p.waitq.aging == 0 {
 		p.waitq.pushZero(arg) // no stamp, no arrival: the common case
 	} else {
 		if p.timed {
 			st.cap = p.capacity.Load()
 		}
-		p.waitq.pushTask(level, arg, st, p.waitq.arrive(p.agingNow()))
+		if p.ovl != nil {
+			p.watchLocked(arg, st, x, pl.level, pl.flow)
+		}
+		p.waitq.pushTask(pl.level, pl.flow, pl.weight, arg, st, p.waitq.arrive(p.agingNow()), x)
 	}
 	p.submitted++
 	if p.gated {
@@ -137,13 +155,14 @@ func (p *poolCore[T]) bufferRoomLocked() bool {
 // gate: it starts if the gate lets it, else it goes into the buffer if it
 // has room, else its caller is refused or waits. It requires p.lock held
 // and releases it.
-func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskStamp) error {
-	level := 0
-	if ctx != context.Background() {
-		// The level is read only here, and without the lock: a Context's
-		// Value is the user's code. The pool may have changed meanwhile.
+func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskStamp, x *taskExtra) error {
+	var pl place
+	if ctx != context.Background() || p.opts.FlowWeight != nil {
+		// The level and the flow are read only here, and without the lock:
+		// a Context's Value and the flow's weight are the user's code. The
+		// pool may have changed meanwhile.
 		p.lock.Unlock()
-		level = levelOf(ctx)
+		pl = p.placeOf(ctx)
 		p.lock.Lock()
 	}
 	if !p.closed.Load() && p.startableLocked() {
@@ -155,8 +174,24 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskSt
 		p.rejected.Add(1)
 		return ErrPoolClosed
 	}
+	var drops *waiter[T]
+	if p.ovl != nil {
+		if ctx != context.Background() {
+			if x == nil {
+				x = new(taskExtra)
+			}
+			x.ctx = ctx
+		}
+		if !p.bufferRoomLocked() {
+			drops = p.expireLocked(p.grantNow(st.at), nil)
+			if drops != nil {
+				p.live++ // held until reported, for ReleaseTimeout
+				defer func() { p.reportHeld(drops) }()
+			}
+		}
+	}
 	if p.waitq.blocked == 0 && p.bufferRoomLocked() {
-		p.bufferUnlock(level, arg, st)
+		p.bufferUnlock(pl, arg, st, x)
 		return nil
 	}
 	// ants compares MaxBlockingTasks with != 0, so a negative limit lets no
@@ -166,7 +201,29 @@ func (p *poolCore[T]) submitSlow(ctx context.Context, arg T, try bool, st taskSt
 		p.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return p.waitUnlock(ctx, arg, st, level)
+	if drops != nil {
+		// Reported before the caller blocks.
+		p.lock.Unlock()
+		p.reportHeld(drops)
+		drops = nil
+		p.lock.Lock()
+		if p.closed.Load() || p.startableLocked() || (p.waitq.blocked == 0 && p.bufferRoomLocked()) {
+			p.lock.Unlock()
+			return p.submitStamped(ctx, arg, try, st, x) // the pool changed: look again
+		}
+	}
+	return p.waitUnlock(ctx, arg, st, x, pl)
+}
+
+// reportHeld wakes the waiters that expireLocked returned, drops and
+// callers, and gives back the hold on live its caller took for them. It
+// requires p.lock not held.
+func (p *poolCore[T]) reportHeld(taken *waiter[T]) {
+	if taken == nil {
+		return
+	}
+	taken.wake()
+	p.countOutHeld()
 }
 
 // agingNow returns the pool clock's time in ns if levels age, else 0: with
@@ -187,31 +244,47 @@ func (p *poolCore[T]) agingNow() int64 {
 // under the lock and wakes it after unlocking, and the woken caller
 // returns without taking the lock again. So the next caller is chosen by
 // level and arrival, not by the order of a sync.Cond's queue.
-func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level int) error {
+func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, x *taskExtra, pl place) error {
 	w, _ := p.waiterCache.Get().(*waiter[T])
 	if w == nil {
 		w = &waiter[T]{ready: make(chan struct{}, 1)}
 	}
-	w.arg, w.stamp, w.level, w.state = arg, st, level, waiterPending
+	w.arg, w.stamp, w.x, w.state = arg, st, x, waiterPending
+	w.level, w.flow, w.weight = pl.level, pl.flow, pl.weight
 	w.arrival = p.waitq.arrive(p.agingNow())
 	p.waitq.pushCaller(w)
 	p.paceWaitingLocked() // with a free slot, it waits for a token
 	p.lock.Unlock()
 
-	if done := ctx.Done(); done == nil {
+	var timeout <-chan struct{}
+	if p.ovl != nil && p.ovl.timeout > 0 {
+		var stop func()
+		timeout, stop = p.callerTimer(st.at)
+		defer stop()
+	}
+	if done := ctx.Done(); done == nil && timeout == nil {
 		<-w.ready
 	} else {
+		var err error
 		select {
 		case <-w.ready:
 		case <-done:
+			err = ctx.Err()
+		case <-timeout:
+			err = ErrQueueTimeout
+		}
+		if err != nil {
 			p.lock.Lock()
 			if w.state == waiterPending {
 				p.waitq.removeCaller(w)
+				if p.ovl != nil && p.waitq.len() == 0 {
+					p.ovl.emptied(p.clockNow())
+				}
 				p.noteDrainedLocked() // it may have been the last unit of a rebooted pool
 				p.lock.Unlock()
 				p.putWaiter(w)
 				p.rejected.Add(1)
-				return ctx.Err()
+				return err
 			}
 			// Its task was accepted first: its taker wakes it after
 			// unlocking, and the caller must not reuse it before.
@@ -219,22 +292,40 @@ func (p *poolCore[T]) waitUnlock(ctx context.Context, arg T, st taskStamp, level
 			<-w.ready
 		}
 	}
-	closed := w.state == waiterClosed
-	if !closed && p.queueSize >= yieldMinBuffer {
+	switch state := w.state; state {
+	case waiterClosed, waiterTimedOut:
+		p.putWaiter(w)
+		p.rejected.Add(1)
+		if state == waiterClosed {
+			return ErrPoolClosed
+		}
+		return ErrQueueTimeout
+	}
+	if p.queueSize >= yieldMinBuffer {
 		p.callersWaking.Add(-1) // it was taken
 	}
 	p.putWaiter(w)
-	if closed {
-		p.rejected.Add(1)
-		return ErrPoolClosed
-	}
 	return nil
+}
+
+// callerTimer returns a channel closed once a caller that submitted at
+// (the pool clock's time) has waited the queue timeout, and a function
+// that stops it.
+func (p *poolCore[T]) callerTimer(at int64) (<-chan struct{}, func()) {
+	d := time.Duration(p.ovl.timeout - (p.clockNow() - at))
+	c := make(chan struct{})
+	if d <= 0 {
+		close(c)
+		return c, func() {}
+	}
+	stop := p.opts.clock.afterFunc(d, func() { close(c) })
+	return c, func() { stop() }
 }
 
 // putWaiter recycles w, whose caller is about to return.
 func (p *poolCore[T]) putWaiter(w *waiter[T]) {
 	var zero T
-	w.arg = zero
+	w.arg, w.x, w.flow = zero, nil, ""
 	p.waiterCache.Put(w)
 }
 
@@ -255,10 +346,17 @@ func (p *poolCore[T]) admitOntoLocked(taken *waiter[T]) *waiter[T] {
 		return taken
 	}
 	now := p.agingNow()
+	if p.ovl != nil {
+		now = p.grantNow(0)
+	}
 	for p.waitq.len() > 0 && p.slotFreeLocked() && p.gateOpenLocked() {
 		var arg T
 		var st taskStamp
-		arg, st, taken = p.popWaitingLocked(now, taken)
+		var ok bool
+		arg, st, taken, ok = p.popWaitingLocked(now, taken)
+		if !ok {
+			break // every unit left was dropped
+		}
 		p.reserveLocked(arg, st)
 	}
 	p.paceWaitingLocked() // work left waiting only for a token
@@ -270,8 +368,13 @@ func (p *poolCore[T]) admitOntoLocked(taken *waiter[T]) *waiter[T] {
 // the room it leaves goes to the best blocked caller. The callers whose
 // tasks it accepts are linked onto taken, to be woken after unlocking. It
 // requires p.lock held; the caller calls paceWaitingLocked after its
-// last call.
-func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStamp, *waiter[T]) {
+// last call. now is the aging clock's time, or with overload control the
+// grant's (popOverloadLocked), whose drops may leave no unit: ok is then
+// false.
+func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStamp, *waiter[T], bool) {
+	if p.ovl != nil {
+		return p.popOverloadLocked(now, taken)
+	}
 	arg, st, w := p.waitq.popSlot(now)
 	if w != nil && p.timed {
 		st.cap = p.capacity.Load() // a blocked caller's task is accepted now
@@ -281,13 +384,13 @@ func (p *poolCore[T]) popWaitingLocked(now int64, taken *waiter[T]) (T, taskStam
 		if p.waitq.blocked > 0 {
 			taken = p.letInLocked(now, taken)
 		}
-		return arg, st, taken
+		return arg, st, taken, true
 	}
 	p.submitted++
 	p.noteCallerTakenLocked()
 	w.state = waiterTaken
 	w.nextWake = taken
-	return arg, st, w
+	return arg, st, w, true
 }
 
 // letInLocked lets the best blocked caller into the room a buffered task
@@ -299,6 +402,9 @@ func (p *poolCore[T]) letInLocked(now int64, taken *waiter[T]) *waiter[T] {
 	w := p.waitq.nextCaller(now)
 	if p.timed {
 		w.stamp.cap = p.capacity.Load()
+	}
+	if p.ovl != nil {
+		p.watchLocked(w.arg, w.stamp, w.x, w.level, w.flow)
 	}
 	p.waitq.bufferCaller(w)
 	p.submitted++

@@ -28,11 +28,49 @@
 //   - to hold work through a maintenance window, or start it no faster than
 //     a downstream allows: Pause and Resume, WithRateLimit and SetRateLimit;
 //   - a capacity the pool finds from its tasks' run time: WithAdaptiveCapacity;
-//   - to watch it: Stats, WithObserver for each task's wait and run time,
-//     and NewSlogLogger for log/slog.
+//   - under load above capacity, to run the work that can still succeed
+//     and drop the rest where a caller sees it: WithQueueTimeout,
+//     WithQueueTarget (CoDel with adaptive LIFO) and WithDropHandler (see
+//     Overload below);
+//   - to watch it: Stats, WithObserver for each task's wait and run time
+//     (and its drop, with a DropObserver), and NewSlogLogger for log/slog.
 //
 // Go, the groups, Stream, Map, Keyed and Subpool run on any Submitter: a
 // Pool, a MultiPool, a Subpool, or a type of the program's own.
+//
+// # Overload
+//
+// A pool with a task buffer under load above its capacity for long builds a
+// standing queue: every task waits through the whole buffer, and many run
+// after their caller has given up. Two options bound the wait, and are off
+// by default: WithQueueTimeout drops work that has waited too long, and
+// WithQueueTarget drops it only while a queue stands (no work got a worker
+// within the target over an interval), serving the newest first meanwhile,
+// so that a burst shorter than the interval passes untouched. With either
+// on, a buffered task whose context (SubmitContext, and every wrapper's)
+// ends before it gets a worker is dropped too, with the context's error, and
+// its room in the buffer goes to new work at once.
+//
+// A drop is never silent. A task of Submit or Invoke that is dropped is
+// counted in Stats.Dropped, reported to an Observer that is a DropObserver,
+// and passed to the DropHandler (WithDropHandler); a task of Go, a Group or
+// ResultGroup, Map or MapUnordered, a Stream, a Keyed or a WorkerPool ends
+// with the drop's error, ErrQueueTimeout or the context's, in what the
+// wrapper returns. A caller blocked in Submit, Invoke or Process whose wait
+// runs out returns ErrQueueTimeout, as a refusal (Stats.Rejected). So with
+// these options a Submit that returned nil runs its task exactly once or
+// drops it exactly once; a release still drains the buffer, dropping what
+// has waited too long, and ReleaseTimeout returns nil once every accepted
+// task ran or was dropped.
+//
+// Pool, PoolWithFunc, PoolWithFuncGeneric, WorkerPool and the MultiPools
+// (each member pool on its own) take the options. A Subpool takes no options:
+// its tasks wait for its own slots without a timeout, and once handed to
+// its parent they are subject to the parent's, counted in the Subpool's
+// Dropped too. Without a buffer (callers only) the options bound the wait of
+// blocked callers. The options cost nothing when off; on, they time every
+// task as an Observer does (two clock readings), and a task with a context
+// that waits costs an allocation and a context.AfterFunc registration.
 //
 // # Cost
 //

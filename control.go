@@ -227,7 +227,7 @@ func (p *poolCore[T]) close() bool {
 		// one is set.
 		p.paused = false
 		p.setGateLocked()
-		p.admitLocked()
+		closed = p.admitOntoLocked(closed)
 	}
 	next := p.wakeIdleLocked(p.reserved-p.searching, wakeToSearch, nil)
 	next = p.wakeIdleLocked(p.workers.len(), wakeToStop, next)

@@ -188,11 +188,15 @@ type poolCore[T any] struct {
 	fn        func(*goWorker[T], T) // applied to every task, on the worker w
 	opts      *Options              // read-only after init
 
-	// timed is set if tasks are timed: the pool has an observer (obs) or
-	// adapts its capacity (adaptive). Without either no clock is read on the
-	// task path.
+	// timed is set if tasks are timed: the pool has an observer (obs),
+	// adapts its capacity (adaptive) or has overload control (ovl). Without
+	// any of them no clock is read on the task path.
 	timed bool
 	obs   Observer
+
+	// ovl, if set, is the overload control: a queue timeout or a queue
+	// target (overload.go). It is used under lock.
+	ovl *overloadCtl
 
 	// adaptive, if set, decides the capacity from the tasks' run times
 	// (adaptive.go); it is used under lock. changes tells OnChange of each
@@ -302,8 +306,9 @@ func (p *poolCore[T]) init(size int, fn func(*goWorker[T], T), options []Option)
 	p.fn = fn
 	p.opts = opts
 	p.obs = opts.Observer
-	p.timed = p.obs != nil || p.adaptive != nil
-	p.waitq.init(p.timed, int64(opts.PriorityAging))
+	p.ovl = newOverloadCtl(opts)
+	p.timed = p.obs != nil || p.adaptive != nil || p.ovl != nil
+	p.waitq.init(p.timed, p.ovl != nil, int64(opts.PriorityAging))
 	p.bucket.set(opts.RateLimit, opts.RateBurst, p.clockNow())
 	p.gated = p.bucket.on()
 	return nil

@@ -314,3 +314,21 @@ const (
 func WorkerSize() (pool, withFunc uintptr) {
 	return unsafe.Sizeof(goWorker[func()]{}), unsafe.Sizeof(goWorker[any]{})
 }
+
+// FlowEntries returns how many flows other than "" the pool holds.
+func (p *poolCore[T]) FlowEntries() int {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	n := 0
+	for _, l := range p.waitq.levels {
+		n += len(l.flows)
+	}
+	return n
+}
+
+// FlowsKept returns how many emptied flows the pool keeps for reuse.
+func (p *poolCore[T]) FlowsKept() int {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	return len(p.waitq.flows)
+}

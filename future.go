@@ -48,7 +48,9 @@ var closedCh = func() chan struct{} {
 // waiting in a task buffer, fn is skipped and the error is ctx.Err(); a ctx
 // done while fn runs is fn's to notice. A ctx done before Go is called is
 // the future's error without the pool being asked, so the pool does not
-// count it as rejected. A panic in fn becomes a *PanicError, and the worker
+// count it as rejected. A task the pool drops before it runs (WithQueueTimeout,
+// WithQueueTarget) is done with the drop's error, ErrQueueTimeout or
+// ctx.Err(). A panic in fn becomes a *PanicError, and the worker
 // and the pool carry on: the pool's PanicHandler does not see it, but a
 // pool of this package counts the task in Stats.Panicked. runtime.Goexit in
 // fn becomes a *PanicError too, and ends its worker as in any task. A nil fn
@@ -71,6 +73,7 @@ func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T
 		return f
 	}
 	run := runOn(s)
+	run.dropped(func(err error) { f.finish(*new(T), err) })
 	if err := run.submitContext(s, ctx, func() {
 		if err := ctx.Err(); err != nil {
 			f.finish(*new(T), err)

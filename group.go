@@ -59,8 +59,9 @@ func (g *Group) initContext(parent context.Context, p Submitter) context.Context
 
 // Go runs task on the pool. If the pool is full it waits, giving up when
 // the group's context is done. An error from the pool (such as
-// ErrPoolClosed), the task's error, or its panic as a *PanicError, is
-// reported by Wait if it is the first. Once the group's context is done, Go
+// ErrPoolClosed, or the drop's error, ErrQueueTimeout or the context's, of
+// a task the pool dropped before it ran), the task's error, or its panic
+// as a *PanicError, is reported by Wait if it is the first. Once the group's context is done, Go
 // skips task without asking the pool, so that the pool does not count the
 // skip as a rejection; Wait reports the context's error if it is the first.
 func (g *Group) Go(task func() error) {
@@ -74,6 +75,7 @@ func (g *Group) Go(task func() error) {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
+	run.dropped(g.refused)
 	if err := submitGuarded(func() error {
 		return run.submitContext(g.pool, g.ctx, g.wrap(task, run))
 	}, g.refused); err != nil {
@@ -105,6 +107,7 @@ func (g *Group) TryGo(task func() error) bool {
 	}
 	g.wg.Add(1)
 	run := runOn(g.pool)
+	run.dropped(g.refused)
 	switch err := submitGuarded(func() error {
 		return run.trySubmit(tp, g.ctx, g.wrap(task, run))
 	}, g.refused); err {

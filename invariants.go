@@ -80,9 +80,10 @@ func (p *poolCore[T]) checkInvariantsLocked() error {
 
 // check returns an error naming the first invariant of the waitQueue that
 // does not hold, or nil: the levels in order, each in use but level 0, the
-// rings in step, and the counts. It requires the owner's lock held.
+// flows and their round, the rings in step, and the counts. It requires
+// the owner's lock held.
 func (q *waitQueue[T]) check() error {
-	buffered, blocked, zero := 0, 0, false
+	buffered, blocked, flowing, zero := 0, 0, 0, false
 	for i, l := range q.levels {
 		if i > 0 && q.levels[i-1].level <= l.level {
 			return fmt.Errorf("wait levels out of order: %d before %d", q.levels[i-1].level, l.level)
@@ -92,24 +93,18 @@ func (q *waitQueue[T]) check() error {
 		} else if l.empty() || l.level == 0 {
 			return fmt.Errorf("wait level %d is empty or a second level 0", l.level)
 		}
-		if q.timed && l.stamps.size != l.tasks.size {
-			return fmt.Errorf("wait level %d: %d stamps for %d tasks", l.level, l.stamps.size, l.tasks.size)
+		if err := q.checkRound(l); err != nil {
+			return err
 		}
-		if q.aging != 0 && l.arrivals.size != l.tasks.size {
-			return fmt.Errorf("wait level %d: %d arrivals for %d tasks", l.level, l.arrivals.size, l.tasks.size)
-		}
-		n := 0
-		for w := l.callers.head; w != nil; w = w.next {
-			if w.level != l.level || w.state != waiterPending {
-				return fmt.Errorf("wait level %d holds a caller of level %d in state %d", l.level, w.level, w.state)
+		flowing += len(l.flows)
+		for _, f := range append([]*flowQueue[T]{&l.flowQueue}, mapValues(l.flows)...) {
+			b, n, err := q.checkFlow(l, f)
+			if err != nil {
+				return err
 			}
-			n++
+			buffered += b
+			blocked += n
 		}
-		if n != l.callers.len {
-			return fmt.Errorf("wait level %d: %d callers linked, %d counted", l.level, n, l.callers.len)
-		}
-		buffered += l.tasks.size
-		blocked += n
 	}
 	switch {
 	case !zero:
@@ -117,6 +112,86 @@ func (q *waitQueue[T]) check() error {
 	case buffered != q.buffered || blocked != q.blocked:
 		return fmt.Errorf("waiting: %d buffered and %d blocked counted, %d and %d queued",
 			q.buffered, q.blocked, buffered, blocked)
+	case flowing != q.flowing:
+		return fmt.Errorf("%d flows counted, %d held", q.flowing, flowing)
 	}
 	return nil
+}
+
+func mapValues[T any](m map[string]*flowQueue[T]) []*flowQueue[T] {
+	all := make([]*flowQueue[T], 0, len(m))
+	for _, f := range m {
+		all = append(all, f)
+	}
+	return all
+}
+
+// checkRound checks l's round: kept only while l has a flow but "", and
+// then holding exactly the flows with work, each once.
+func (q *waitQueue[T]) checkRound(l *waitLevel[T]) error {
+	if len(l.flows) == 0 {
+		if l.head != nil || l.tail != nil || l.inRound {
+			return fmt.Errorf("wait level %d: a round with no flow but \"\"", l.level)
+		}
+		return nil
+	}
+	in := map[*flowQueue[T]]bool{}
+	var last *flowQueue[T]
+	for f := l.head; f != nil; f = f.next {
+		if in[f] || !f.inRound || f.empty() {
+			return fmt.Errorf("wait level %d: flow %q in the round twice, unmarked or empty", l.level, f.name)
+		}
+		in[f] = true
+		last = f
+	}
+	if last != l.tail {
+		return fmt.Errorf("wait level %d: the round's tail is not its last flow", l.level)
+	}
+	if !l.flowQueue.empty() != in[&l.flowQueue] {
+		return fmt.Errorf("wait level %d: the flow \"\" has work %v, in the round %v", l.level, !l.flowQueue.empty(), in[&l.flowQueue])
+	}
+	for name, f := range l.flows {
+		if f.name != name || f.empty() || !in[f] {
+			return fmt.Errorf("wait level %d: flow %q (named %q) empty or out of the round", l.level, name, f.name)
+		}
+	}
+	return nil
+}
+
+// checkFlow checks f's rings and callers, and returns its buffered tasks
+// and blocked callers.
+func (q *waitQueue[T]) checkFlow(l *waitLevel[T], f *flowQueue[T]) (buffered, blocked int, _ error) {
+	if q.timed && f.stamps.size != f.tasks.size {
+		return 0, 0, fmt.Errorf("wait level %d: %d stamps for %d tasks", l.level, f.stamps.size, f.tasks.size)
+	}
+	if q.aging != 0 && f.arrivals.size != f.tasks.size {
+		return 0, 0, fmt.Errorf("wait level %d: %d arrivals for %d tasks", l.level, f.arrivals.size, f.tasks.size)
+	}
+	n := 0
+	for w := f.callers.head; w != nil; w = w.next {
+		if w.level != l.level || w.flow != f.name || w.state != waiterPending {
+			return 0, 0, fmt.Errorf("wait level %d flow %q holds a caller of level %d flow %q in state %d",
+				l.level, f.name, w.level, w.flow, w.state)
+		}
+		n++
+	}
+	if n != f.callers.len {
+		return 0, 0, fmt.Errorf("wait level %d: %d callers linked, %d counted", l.level, n, f.callers.len)
+	}
+	if q.extra && f.extras.size != f.tasks.size {
+		return 0, 0, fmt.Errorf("wait level %d: %d extras for %d tasks", l.level, f.extras.size, f.tasks.size)
+	}
+	dead := 0
+	for i := 0; q.extra && i < f.extras.size; i++ {
+		if isDead(f.extras.at(i)) {
+			if i == 0 || i == f.extras.size-1 {
+				return 0, 0, fmt.Errorf("wait level %d: a tombstone at an end of its ring", l.level)
+			}
+			dead++
+		}
+	}
+	if dead != f.dead {
+		return 0, 0, fmt.Errorf("wait level %d: %d tombstones, %d counted", l.level, dead, f.dead)
+	}
+	return f.tasks.size - dead, n, nil
 }

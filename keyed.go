@@ -231,8 +231,10 @@ func (k *Keyed[K]) startUnlock(ctx context.Context, key K, nan bool, task keyedT
 	k.pending++
 	k.mu.Unlock()
 
+	run := wrapperRun{obs: k.obs, drops: dropsOf(k.pool)}
+	run.dropped(func(err error) { k.dropped(q, err) })
 	err := submitGuarded(func() error {
-		return wrapperRun{obs: k.obs}.submitContext(k.pool, ctx, q.run)
+		return run.submitContext(k.pool, ctx, q.run)
 	}, func(err error) { k.refused(q, gen) })
 
 	k.mu.Lock()
@@ -311,6 +313,15 @@ func (k *Keyed[K]) next(q *keyQueue[K], err error) (task keyedTask, more bool) {
 	return task, true
 }
 
+// dropped ends the tasks of q's key, whose runner the pool dropped before
+// it ran (overload control): none of them runs, each counts as finished,
+// and Wait reports err if it is the first error.
+func (k *Keyed[K]) dropped(q *keyQueue[K], err error) {
+	for more := true; more; {
+		_, more = k.next(q, err)
+	}
+}
+
 // refused undoes the start of q's key, generation gen, whose runner the
 // pool's SubmitContext panicked on instead of answering (submitGuarded):
 // unless the runner ran, the key is idle again and its task forgotten.
@@ -324,7 +335,11 @@ func (k *Keyed[K]) refused(q *keyQueue[K], gen uint64) {
 }
 
 // Wait waits until every task submitted so far has run, and returns the
-// first panic of a task, as a *PanicError, or nil. It does not stop new
+// first panic of a task, as a *PanicError, or the first drop, or nil. A
+// key's runner that the pool drops before it runs (WithQueueTimeout,
+// WithQueueTarget) takes the key's queued tasks with it: none of them runs,
+// and the drop's error (ErrQueueTimeout, or the context's) is Wait's if it
+// is the first. It does not stop new
 // Submits; a task submitted while Wait waits may or may not be waited for.
 // Wait keeps reporting the first panic.
 func (k *Keyed[K]) Wait() error {

@@ -16,7 +16,8 @@ import (
 //
 // Every value taken from seq yields exactly one pair, in seq's order: fn's
 // result and error, or a *PanicError if fn panicked, or the error with
-// which s refused the task. Once ctx is done, Map takes no more values (a
+// which s refused the task, or dropped it before it ran (ErrQueueTimeout,
+// see WithQueueTimeout). Once ctx is done, Map takes no more values (a
 // value seq hands over after that never reaches fn), drops the pairs of
 // the values still in flight, and yields (zero, ctx.Err()) as its last
 // pair. fn's ctx is derived from ctx (so it carries ctx's values, a
@@ -206,6 +207,7 @@ func (m *mapRun[T, R]) take(v T) bool {
 	if sl.run.obs != nil {
 		sl.run.submitted = nanotime()
 	}
+	sl.run.dropped(func(err error) { m.dropped(sl, err) })
 	if err := sl.run.submitContext(m.s, m.fnCtx, sl.task); err != nil {
 		if cerr := m.ctx.Err(); cerr != nil { // gave up waiting for the pool
 			m.stop(cerr)
@@ -375,6 +377,17 @@ func (m *mapRun[T, R]) call(sl *mapSlot[T, R]) {
 	default:
 	}
 	runWrapped(sl.run, sl.apply, sl.record)
+}
+
+// dropped is call for a task the pool dropped before it ran (overload
+// control): the pair of sl is its error.
+func (m *mapRun[T, R]) dropped(sl *mapSlot[T, R], err error) {
+	m.active.Add(1)
+	if m.ended.Load() {
+		m.leave()
+		return
+	}
+	sl.record(*new(R), err)
 }
 
 // apply calls fn on the place's value.

@@ -109,21 +109,21 @@ func (m *multiCore[T]) next(lbs LoadBalancingStrategy) *poolCore[T] {
 // member pool (the member pools share their options), and hands it on
 // (submitStamped).
 func (m *multiCore[T]) submit(ctx context.Context, arg T, try bool) error {
-	return m.submitStamped(ctx, arg, try, m.pools[0].stampNow())
+	return m.submitStamped(ctx, arg, try, m.pools[0].stampNow(), nil)
 }
 
 // submitStamped hands arg, stamped st, to the member pool the strategy
 // chooses, as poolCore.submitStamped does; under RoundRobin, a task refused
 // with ErrPoolOverload is tried once more on the member pool LeastTasks
 // would choose. Every error counts in the multi-pool's rejected.
-func (m *multiCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp) error {
+func (m *multiCore[T]) submitStamped(ctx context.Context, arg T, try bool, st taskStamp, x *taskExtra) error {
 	var err error
 	if m.closed.Load() {
 		err = ErrPoolClosed
 	} else if ctx, err = liveContext(ctx); err == nil {
-		err = m.next(m.lbs).submitStamped(ctx, arg, try, st)
+		err = m.next(m.lbs).submitStamped(ctx, arg, try, st, x)
 		if err == ErrPoolOverload && m.lbs == RoundRobin {
-			err = m.next(LeastTasks).submitStamped(ctx, arg, try, st)
+			err = m.next(LeastTasks).submitStamped(ctx, arg, try, st, x)
 		}
 	}
 	if err != nil {

@@ -15,10 +15,11 @@ import "time"
 // Keyed has that time in its wait. A keyed task is reported alone, never the
 // run of its key's queue as a whole.
 //
-// Tasks that never run are not reported: refused ones (the submit call
-// returned an error) and skipped ones (a Go future whose context ended while
-// its task waited in a buffer, a group's task skipped after the first
-// error). A task that panicked is reported with panicked true, also when the
+// Tasks that never run are not reported to TaskDone: refused ones (the
+// submit call returned an error), skipped ones (a Go future whose context
+// ended while its task waited in a buffer, a group's task skipped after the
+// first error), and dropped ones (WithQueueTimeout, WithQueueTarget), which
+// go to TaskDropped if the observer is a DropObserver. A task that panicked is reported with panicked true, also when the
 // panic was caught and returned as a *PanicError (Go, groups, streams, keyed
 // tasks); a task that called runtime.Goexit counts as panicked too, as in
 // Stats.

@@ -104,6 +104,10 @@ type Options struct {
 	// before it ran (see WithDropHandler).
 	DropHandler func(ctx context.Context, task any, err error)
 
+	// FlowWeight, if not nil, gives each flow its weight (see
+	// WithFlowWeights); nil weighs every flow 1.
+	FlowWeight func(flow string) int
+
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
 }

@@ -59,6 +59,21 @@ func (r *ring[T]) pop() (v T, ok bool) {
 	return v, true
 }
 
+// popBack removes and returns the newest value, if any.
+func (r *ring[T]) popBack() (v T, ok bool) {
+	if r.size == 0 {
+		return v, false
+	}
+	i := r.head + r.size - 1
+	if i >= len(r.items) {
+		i -= len(r.items)
+	}
+	var zero T
+	v, r.items[i] = r.items[i], zero
+	r.size--
+	return v, true
+}
+
 // resize moves the values, oldest first, to new storage of n slots; n must
 // be at least size.
 func (r *ring[T]) resize(n int) {

@@ -85,7 +85,8 @@ func NewStream(p Submitter) *Stream {
 //
 // Go first waits while the window (1024 tasks whose callbacks have not
 // returned) is full, then for the pool's capacity, as SubmitContext does
-// without a deadline. A task the pool refuses, a nil task (ErrNilTask) and a
+// without a deadline. A task the pool refuses or drops before it runs
+// (ErrQueueTimeout), a nil task (ErrNilTask) and a
 // task that panics (*PanicError) have no callback but keep their place, so
 // the callbacks after them are not held back; Wait reports the first such
 // error, and the first panic of a callback. A task's panic counts in the
@@ -115,6 +116,7 @@ func (s *Stream) Go(task func() func()) {
 	}
 	run := runOn(s.pool)
 	refused := func(err error) { s.finish(it, nil, err) }
+	run.dropped(refused)
 	if err := submitGuarded(func() error {
 		return run.submitContext(s.pool, context.Background(), func() {
 			runWrapped(run, func() (func(), error) { return task(), nil }, func(cb func(), err error) {

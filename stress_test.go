@@ -637,13 +637,19 @@ func stressLevel() int {
 }
 
 // stressLevelContext returns ctx with a random level, or ctx itself (level
-// 0, no value) one time in four.
+// 0, no value) one time in four; and in one of three flows, or none, at
+// random.
 func stressLevelContext(ctx context.Context) context.Context {
+	if f := rand.IntN(4); f > 0 {
+		ctx = ants.ContextWithFlow(ctx, stressFlows[f-1])
+	}
 	if rand.IntN(4) == 0 {
 		return ctx
 	}
 	return ants.ContextWithPriority(ctx, stressLevel())
 }
+
+var stressFlows = [3]string{"", "tenant-a", "tenant-b"}
 
 // stressContext returns a context that is cancelled before the call, at a
 // random moment during it, by a deadline, or never; it carries a random

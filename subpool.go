@@ -64,7 +64,7 @@ type Subpool struct {
 	// Counters for Stats. submitted counts a task when its slot is taken and
 	// takes it back if the parent refuses it, so that completed + panicked
 	// never exceed it, even for a moment.
-	submitted, completed, panicked uint64
+	submitted, completed, panicked, dropped uint64
 
 	// The gate (pace.go): while paused, or with no token, no caller takes a
 	// slot, and callers wait as in a full sub-pool. paceArmed is set while a
@@ -95,7 +95,7 @@ type Subpool struct {
 func NewSubpool(parent Submitter, size int) *Subpool {
 	mustSubmitter(parent)
 	s := &Subpool{parent: parent}
-	s.waitq.init(false, 0)
+	s.waitq.init(false, false, 0)
 	s.try, _ = parent.(TrySubmitter)
 	s.obs = observerOf(parent)
 	s.marks = marksPanics(parent)
@@ -116,7 +116,7 @@ func NewSubpool(parent Submitter, size int) *Subpool {
 // A task that submits to its own sub-pool can wait forever once the
 // sub-pool is full, as with a Pool.
 func (s *Subpool) Submit(task func()) error {
-	return s.submit(context.Background(), task, false, false)
+	return s.submit(context.Background(), task, false, false, nil)
 }
 
 // SubmitContext is Submit for a caller that gives up when ctx is done,
@@ -124,7 +124,7 @@ func (s *Subpool) Submit(task func()) error {
 // ctx.Err() and task never runs. A ctx already done returns at once. A nil
 // ctx is taken as context.Background().
 func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
-	return s.submit(orBackground(ctx), task, false, false)
+	return s.submit(orBackground(ctx), task, false, false, nil)
 }
 
 // TrySubmit is Submit for a caller that never waits, neither for a slot nor
@@ -134,14 +134,15 @@ func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
 // wait, so on such a parent TrySubmit always returns ErrPoolOverload, as
 // Group.TryGo never takes a task there.
 func (s *Subpool) TrySubmit(task func()) error {
-	return s.submit(context.Background(), task, true, false)
+	return s.submit(context.Background(), task, true, false, nil)
 }
 
 // submit admits task if a slot is free and nobody waits, and hands it to
 // the parent; otherwise it fails (try) or waits (waitUnlock). A self task
 // reports its own times to the observer (ownSubmitter); the others
-// are timed from here, if the parent has an observer.
-func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error {
+// are timed from here, if the parent has an observer. x, if not nil, is
+// what a wrapper does if the parent drops the task (ownSubmitter).
+func (s *Subpool) submit(ctx context.Context, task func(), try, self bool, x *taskExtra) error {
 	if task == nil {
 		return rejectNil(&s.rejected, &s.closed)
 	}
@@ -163,14 +164,14 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
-		return s.hand(ctx, task, try, run)
+		return s.hand(ctx, task, try, run, x)
 	}
 	if try {
 		s.mu.Unlock()
 		s.rejected.Add(1)
 		return ErrPoolOverload
 	}
-	return s.waitUnlock(ctx, task, run)
+	return s.waitUnlock(ctx, task, run, x)
 }
 
 // waitUnlock queues the caller, unlocks s.mu, and waits until a slot is
@@ -183,12 +184,12 @@ func (s *Subpool) submit(ctx context.Context, task func(), try, self bool) error
 // handed over just as ctx ends is neither lost nor used twice: the caller
 // finds it taken and gives it back (refused), which hands it to the next
 // waiter.
-func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun) error {
+func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun, x *taskExtra) error {
 	// The level is read only on the way to waiting, and without s.mu: a
 	// Context's Value is the user's code. The sub-pool may have changed
 	// meanwhile, so the caller looks again.
 	s.mu.Unlock()
-	level := levelOf(ctx)
+	level, flow := levelOf(ctx), flowOf(ctx)
 	s.mu.Lock()
 	if s.closed.Load() {
 		s.mu.Unlock()
@@ -199,11 +200,11 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun) e
 		s.held++
 		s.submitted++
 		s.mu.Unlock()
-		return s.hand(ctx, task, false, run)
+		return s.hand(ctx, task, false, run, x)
 	}
 	// A fresh channel per wait: the caller is about to park, which costs
 	// far more than the allocation, and a closed channel needs no draining.
-	w := &waiter[struct{}]{ready: make(chan struct{}), level: level}
+	w := &waiter[struct{}]{ready: make(chan struct{}), level: level, flow: flow}
 	s.waitq.pushCaller(w)
 	s.paceWaitingLocked() // with a free slot, it waits for a token
 	s.mu.Unlock()
@@ -230,17 +231,20 @@ func (s *Subpool) waitUnlock(ctx context.Context, task func(), run wrapperRun) e
 		s.refused()
 		return err
 	}
-	return s.hand(ctx, task, false, run)
+	return s.hand(ctx, task, false, run, x)
 }
 
 // hand submits task to the parent; the caller holds a slot, which the task
 // gives back when it ends, or hand gives back at once if the parent refuses.
 // run times the task (untimed if it times itself, see submit); with an
 // observer it goes to the parent self-timed either way.
-func (s *Subpool) hand(ctx context.Context, task func(), try bool, run wrapperRun) error {
+func (s *Subpool) hand(ctx context.Context, task func(), try bool, run wrapperRun, x *taskExtra) error {
 	t := newSubTask(s, task)
 	t.how = run
 	via := wrapperRun{obs: s.obs}
+	if s.drops() {
+		via.x = s.dropWay(task, x)
+	}
 	var err error
 	if try {
 		err = via.trySubmit(s.try, ctx, t.run)
@@ -254,6 +258,29 @@ func (s *Subpool) hand(ctx context.Context, task func(), try bool, run wrapperRu
 	}
 	return err
 }
+
+// dropWay returns what becomes of a task of the sub-pool that its parent
+// drops before it runs: the sub-pool counts it in Dropped and gives its
+// slot back, then x, the wrapper's way, if any, is followed; a plain task
+// of the sub-pool goes to the parent's DropHandler as the user's task.
+func (s *Subpool) dropWay(task func(), x *taskExtra) *taskExtra {
+	way := &taskExtra{plain: task}
+	if x != nil {
+		way.plain = x.plain
+	}
+	way.onDrop = func(err error) {
+		s.mu.Lock()
+		s.dropped++
+		s.putSlotLocked()
+		s.mu.Unlock()
+		if x != nil && x.onDrop != nil {
+			x.onDrop(err)
+		}
+	}
+	return way
+}
+
+func (s *Subpool) drops() bool { return dropsOf(s.parent) }
 
 // refused gives back the slot of a task that will not run.
 func (s *Subpool) refused() {
@@ -303,10 +330,10 @@ func (s *Subpool) noteDrainedLocked() {
 }
 
 // grantLocked hands a slot, already counted in held, to the first caller
-// of the highest level waiting. It requires s.mu held and a caller waiting.
+// of the highest level waiting, of the flow whose turn it is. It requires
+// s.mu held and a caller waiting.
 func (s *Subpool) grantLocked() {
-	w := s.waitq.nextCaller(0)
-	s.waitq.removeCaller(w)
+	_, _, w := s.waitq.popSlot(0)
 	w.state = waiterTaken
 	s.submitted++
 	close(w.ready)

@@ -149,6 +149,7 @@ func (s *Subpool) Stats() Stats {
 		Completed: s.completed,
 		Panicked:  s.panicked,
 		Rejected:  s.rejected.Load(),
+		Dropped:   s.dropped,
 	}
 }
 

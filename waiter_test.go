@@ -12,7 +12,7 @@ import (
 
 func newTestQueue(aging int64) *waitQueue[int] {
 	q := new(waitQueue[int])
-	q.init(false, aging)
+	q.init(false, false, aging)
 	return q
 }
 
@@ -48,9 +48,9 @@ func TestWaitQueueStrictLevels(t *testing.T) {
 
 func TestWaitQueueBufferedBeforeBlockedOfALevel(t *testing.T) {
 	q := newTestQueue(0)
-	q.pushTask(1, 10, taskStamp{}, q.arrive(0))
+	q.pushTask(1, "", 1, 10, taskStamp{}, q.arrive(0), nil)
 	blockCaller(q, 1, 11, 0)
-	q.pushTask(0, 20, taskStamp{}, q.arrive(0))
+	q.pushTask(0, "", 1, 20, taskStamp{}, q.arrive(0), nil)
 	blockCaller(q, 2, 30, 0)
 	if got, want := slots(q, 4, 0), []int{30, 10, 11, 20}; !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)

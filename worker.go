@@ -298,17 +298,24 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 		// The slot this task freed goes to the best waiting unit, and this
 		// worker runs it at once: no trip through the ring.
 		var st taskStamp
-		arg, st, taken = p.popWaitingLocked(p.agingNow(), nil)
-		if p.timed {
-			w.stamp = st
+		now := p.agingNow()
+		if p.ovl != nil {
+			now = p.grantNow(w.start) // the end of its task
 		}
-		p.busy++
-		taken = p.admitOntoLocked(taken)
-		next := p.kickLocked()
-		w.wakeUnlock(taken, next, false)
-		return arg, true
+		var ok bool
+		if arg, st, taken, ok = p.popWaitingLocked(now, nil); ok {
+			if p.timed {
+				w.stamp = st
+			}
+			p.busy++
+			taken = p.admitOntoLocked(taken)
+			next := p.kickLocked()
+			w.wakeUnlock(taken, next, false)
+			return arg, true
+		}
+		// Every unit left was dropped (overload.go).
 	}
-	taken = p.admitLocked()
+	taken = p.admitOntoLocked(taken)
 	p.noteIdleLocked()
 	woke := false // w was woken from the idle queue to search
 	for {
@@ -396,13 +403,13 @@ func (p *poolCore[T]) yieldToCallers(w *goWorker[T]) {
 
 // nextBufferedLocked reports whether w, whose task has just ended without
 // a panic, takes the next buffered task on the fast path: the pool is
-// neither timed nor gated, no task is reserved, only level 0 waits, and
+// neither timed nor gated, no task is reserved, only level 0 waits, in the flow "" alone, and
 // the slot of w is still within the capacity. It then stays busy, and
 // nothing but the buffer changes: no slot frees for the admission and the
 // wake rule to act on. It requires p.lock held.
 func (p *poolCore[T]) nextBufferedLocked(w *goWorker[T]) bool {
 	if p.timed || p.gated || w.panicked || w.retire || p.reserved > 0 ||
-		p.waitq.zero.tasks.size == 0 || len(p.waitq.levels) > 1 {
+		p.waitq.zero.tasks.size == 0 || len(p.waitq.levels) > 1 || p.waitq.flowing > 0 {
 		return false
 	}
 	c := p.capacity.Load()

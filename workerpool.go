@@ -81,6 +81,13 @@ type resultSink[R any] interface {
 	finish(v R, err error)
 }
 
+// dropped tells the caller of t that the pool dropped it before it ran
+// (overload control): its Process returns err, its Future is done with it.
+func (t workerTask[T, R]) dropped(err error) {
+	var zero R
+	t.out.finish(zero, err)
+}
+
 // reply is where a worker hands a waiting Process its result. ch has room
 // for the one signal, so the worker never waits for the caller.
 type reply[R any] struct {
@@ -132,7 +139,9 @@ func NewWorkerPool[T, R any](size int, newWorker func(id int) Worker[T, R], opti
 // returns ctx.Err() and no Worker sees arg. Once a Worker has started,
 // Process waits for it to return, whatever ctx does (the Worker gets ctx and
 // may stop early), so the caller never returns while a Worker still uses
-// arg. A nil ctx is taken as context.Background().
+// arg. A task the pool drops before it starts (WithQueueTimeout,
+// WithQueueTarget) returns the drop's error, ErrQueueTimeout or ctx.Err().
+// A nil ctx is taken as context.Background().
 //
 // Process allocates nothing once warmed up: its reply channel is recycled.
 func (p *WorkerPool[T, R]) Process(ctx context.Context, arg T) (R, error) {

@@ -21,6 +21,21 @@ type wrapperRun struct {
 	obs       Observer // the observer of the pool below; nil: not timed
 	submitted int64    // nanotime of the wrapper's submit call, if obs is set
 	onPanic   panicWay
+
+	// drops is set if the pool below may drop the task before it runs
+	// (overload control, overload.go); x then carries what the wrapper
+	// does if it does (dropped).
+	drops bool
+	x     *taskExtra
+}
+
+// dropped sets what becomes of the task if the pool below drops it before
+// it runs: onDrop is called with the drop's error. It does nothing if the
+// pool below drops nothing, so that the closure need not be made.
+func (r *wrapperRun) dropped(onDrop func(error)) {
+	if r.drops {
+		r.x = &taskExtra{onDrop: onDrop}
+	}
 }
 
 // panicWay is what becomes of a panic of a wrapper's task once runWrapped
@@ -171,7 +186,7 @@ var errSubmitterPanicked = errors.New("ants: the Submitter's SubmitContext panic
 
 // runOn returns the wrapperRun of a task submitted to s now.
 func runOn(s Submitter) wrapperRun {
-	run := wrapperRun{obs: observerOf(s), onPanic: panicKept}
+	run := wrapperRun{obs: observerOf(s), onPanic: panicKept, drops: dropsOf(s)}
 	if run.obs != nil {
 		run.submitted = nanotime()
 	}
@@ -216,8 +231,8 @@ func (r wrapperRun) done(start int64, panicked bool) {
 // timed task is submitted self-timed, so that the pool does not report it
 // too.
 func (r wrapperRun) submitContext(s Submitter, ctx context.Context, task func()) error {
-	if r.obs != nil {
-		return s.(ownSubmitter).submitWrapped(ctx, task, false, true)
+	if r.obs != nil || r.x != nil {
+		return s.(ownSubmitter).submitWrapped(ctx, task, false, r.obs != nil, r.x)
 	}
 	return s.SubmitContext(ctx, task)
 }
@@ -228,7 +243,7 @@ func (r wrapperRun) submitContext(s Submitter, ctx context.Context, task func())
 // user's own has no way to receive a level.
 func (r wrapperRun) trySubmit(s TrySubmitter, ctx context.Context, task func()) error {
 	if own, ok := s.(ownSubmitter); ok {
-		return own.submitWrapped(ctx, task, true, r.obs != nil)
+		return own.submitWrapped(ctx, task, true, r.obs != nil, r.x)
 	}
 	return s.TrySubmit(task)
 }
@@ -241,9 +256,26 @@ type ownSubmitter interface {
 	// observer returns the observer of the pool the tasks run on, or nil.
 	observer() Observer
 	// submitWrapped submits task with ctx, which is not nil; it never waits
-	// if try is set, and the task reports its own times if self is set.
-	submitWrapped(ctx context.Context, task func(), try, self bool) error
+	// if try is set, and the task reports its own times if self is set. x,
+	// if not nil, says what becomes of the task if it is dropped.
+	submitWrapped(ctx context.Context, task func(), try, self bool, x *taskExtra) error
+	// drops reports whether the pool the tasks run on may drop them
+	// before they run (overload control).
+	drops() bool
 }
+
+// dropsOf reports whether s is one of the package's Submitters whose pool
+// may drop a task before it runs.
+func dropsOf(s Submitter) bool {
+	if t, ok := s.(ownSubmitter); ok {
+		return t.drops()
+	}
+	return false
+}
+
+func (p *poolCore[T]) drops() bool { return p.ovl != nil }
+
+func (m *multiCore[T]) drops() bool { return m.pools[0].ovl != nil }
 
 // observerOf returns the observer tasks submitted to s report to, or nil if
 // s has none or is not one of the package's Submitters.
@@ -259,30 +291,34 @@ func (p *poolCore[T]) observer() Observer { return p.obs }
 // wrappedStamp returns the stamp of a wrapper's task submitted to p now.
 func (p *poolCore[T]) wrappedStamp(self bool) taskStamp {
 	if self {
-		return taskStamp{self: true}
+		st := taskStamp{self: true}
+		if p.ovl != nil {
+			st.at = p.clockNow() // for the overload rules
+		}
+		return st
 	}
 	return p.stampNow()
 }
 
 // submitWrapped submits task with SubmitContext's checks; see ownSubmitter.
-func (p *Pool) submitWrapped(ctx context.Context, task func(), try, self bool) error {
+func (p *Pool) submitWrapped(ctx context.Context, task func(), try, self bool, x *taskExtra) error {
 	ctx, err := p.checkContext(ctx)
 	if err != nil {
 		return err
 	}
-	return p.submitStamped(ctx, task, try, p.wrappedStamp(self))
+	return p.submitStamped(ctx, task, try, p.wrappedStamp(self), x)
 }
 
 func (m *multiCore[T]) observer() Observer { return m.pools[0].obs }
 
 // submitWrapped submits task; see ownSubmitter.
-func (mp *MultiPool) submitWrapped(ctx context.Context, task func(), try, self bool) error {
-	return mp.submitStamped(ctx, task, try, mp.pools[0].wrappedStamp(self))
+func (mp *MultiPool) submitWrapped(ctx context.Context, task func(), try, self bool, x *taskExtra) error {
+	return mp.submitStamped(ctx, task, try, mp.pools[0].wrappedStamp(self), x)
 }
 
 func (s *Subpool) observer() Observer { return s.obs }
 
 // submitWrapped submits task; see ownSubmitter.
-func (s *Subpool) submitWrapped(ctx context.Context, task func(), try, self bool) error {
-	return s.submit(ctx, task, try, self)
+func (s *Subpool) submitWrapped(ctx context.Context, task func(), try, self bool, x *taskExtra) error {
+	return s.submit(ctx, task, try, self, x)
 }

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/e62cffed/ants/benchmarks/internal/overloadfile"
 )
 
 // reportMain is the report subcommand: it reads a results file and writes
@@ -20,6 +23,7 @@ func reportMain(args []string) error {
 	bench := fs.String("benchmarks", "../BENCHMARKS.md", "the report whose results sections to rewrite")
 	readme := fs.String("readme", "../README.md", "the README whose results sections to rewrite")
 	check := fs.Bool("check", false, "write nothing; fail if any of the three files differs from what the results file gives")
+	overload := fs.String("overload", "", "the overload study's results file, for BENCHMARKS.md's \"overload\" section (default: the newest overload/*.json in the results file's directory, if any); \"none\" for none")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run . report [flags] [results file]\n\n"+
 			"Makes the chart, and the parts of BENCHMARKS.md and README.md between\n"+
@@ -49,6 +53,11 @@ func reportMain(args []string) error {
 		return err
 	}
 
+	ov, err := overloadResults(*overload, path)
+	if err != nil {
+		return err
+	}
+
 	chart, err := chartSVG(f)
 	if err != nil {
 		return fmt.Errorf("chart: %w", err)
@@ -58,7 +67,13 @@ func reportMain(args []string) error {
 		generate func(old []byte) ([]byte, error)
 	}{
 		{*svg, func([]byte) ([]byte, error) { return chart, nil }},
-		{*bench, func(old []byte) ([]byte, error) { return fillSections(old, benchmarkSections(f)) }},
+		{*bench, func(old []byte) ([]byte, error) {
+			sections := benchmarkSections(f)
+			if ov != nil {
+				sections[overloadSection] = overloadText(ov)
+			}
+			return fillSections(old, sections)
+		}},
 		{*readme, func(old []byte) ([]byte, error) { return fillSections(old, readmeSections(f)) }},
 	}
 	var stale []string
@@ -141,6 +156,35 @@ func benchmarkSections(f *resultsFile) map[string]string {
 		"summary": summary.String(),
 		"tables":  strings.TrimSuffix(tables.String(), "\n"),
 	}
+}
+
+// overloadSection is the name of BENCHMARKS.md's section of the overload
+// study (go run ./overload), filled only when a results file of it exists.
+const overloadSection = "overload"
+
+// overloadResults reads the overload study's results file: flag's, if it
+// names one ("none": none), else the newest overload/*.json in the
+// directory of the suite's results file, if there is one. A file found
+// requires the section in BENCHMARKS.md, as every other section is.
+func overloadResults(flag, resultsPath string) (*overloadfile.File, error) {
+	switch flag {
+	case "none":
+		return nil, nil
+	case "":
+		p, err := overloadfile.Newest(filepath.Join(filepath.Dir(resultsPath), filepath.Base(overloadfile.Dir)))
+		if err != nil || p == "" {
+			return nil, err
+		}
+		flag = p
+	}
+	return overloadfile.Read(flag)
+}
+
+// overloadText is the body of the overload section.
+func overloadText(f *overloadfile.File) string {
+	var b strings.Builder
+	overloadfile.WriteSection(&b, f)
+	return b.String()
 }
 
 // readmeSections are the generated parts of README.md.
