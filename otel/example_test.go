@@ -88,6 +88,7 @@ func ExampleRegister() {
 	// ants_pool_rate_limit_burst{ants_pool_name="work"} +Inf
 	// ants_pool_rate_limit_rate_per_second{ants_pool_name="work"} +Inf
 	// ants_pool_tasks_completed_total{ants_pool_name="work"} 10
+	// ants_pool_tasks_dropped_total{ants_pool_name="work"} 0
 	// ants_pool_tasks_panicked_total{ants_pool_name="work"} 0
 	// ants_pool_tasks_rejected_total{ants_pool_name="work"} 1
 	// ants_pool_tasks_submitted_total{ants_pool_name="work"} 10

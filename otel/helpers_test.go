@@ -136,3 +136,10 @@ func (m refusingMeter) Float64Histogram(name string, opts ...metric.Float64Histo
 	}
 	return m.Meter.Float64Histogram(name, opts...)
 }
+
+func (m refusingMeter) Int64Counter(name string, opts ...metric.Int64CounterOption) (metric.Int64Counter, error) {
+	if name == m.refuse {
+		return nil, errRefused
+	}
+	return m.Meter.Int64Counter(name, opts...)
+}

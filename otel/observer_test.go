@@ -173,7 +173,7 @@ func TestTaskObserver(t *testing.T) {
 
 	t.Run("a histogram the meter refuses is an error", func(t *testing.T) {
 		meter, _ := newMeter(t)
-		for _, name := range []string{waitName, runName} {
+		for _, name := range []string{waitName, runName, dropsName, dropWaitName} {
 			m := refusingMeter{Meter: meter, refuse: name}
 			if _, err := antsotel.NewTaskObserver(m, "x"); !errors.Is(err, errRefused) {
 				t.Fatalf("refusing %s: %v; want the meter's error", name, err)

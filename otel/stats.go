@@ -26,6 +26,7 @@
 //	ants.pool.tasks.completed   Counter        {task}    Completed: tasks that returned
 //	ants.pool.tasks.panicked    Counter        {task}    Panicked: tasks that panicked
 //	ants.pool.tasks.rejected    Counter        {call}    Rejected: submit calls that failed
+//	ants.pool.tasks.dropped     Counter        {task}    Dropped: tasks accepted, then dropped before they ran
 //
 // and, from the pool's RateLimit (every pool kind of package ants, and
 // Subpool, has one; a source of one's own without a RateLimit method gets
@@ -39,10 +40,28 @@
 //	ants.pool.task.wait.duration  Histogram  s  from the submit call to the task's start
 //	ants.pool.task.run.duration   Histogram  s  the task's running time, panicked or not
 //
+// and, for each task the pool drops before it ran (ants.WithQueueTimeout,
+// ants.WithQueueTarget, or a context that ended while its task was
+// buffered), as it is an ants.DropObserver:
+//
+//	ants.pool.task.drops               Counter    {task}  tasks dropped, with ants.pool.drop.reason
+//	ants.pool.task.drop.wait.duration  Histogram  s       from the submit call to the task's drop
+//
+// ants.pool.drop.reason (DropReasonKey) is "timeout" for
+// ants.ErrQueueTimeout, "canceled" for context.Canceled, "deadline" for
+// context.DeadlineExceeded and "other" for any other error: four values,
+// and no attribute beside it and the pool's name, so that a pool has at
+// most four points of the counter however many tasks or callers there
+// are. Register's ants.pool.tasks.dropped counts every drop; the observer's
+// counter tells which were the queue's own timeouts and which were callers
+// giving up, and its histogram how long the dropped tasks had waited. A
+// task that is refused at its submit call is rejected, not dropped.
+//
 // The figures are UpDownCounters rather than Gauges because they add up
 // across pools: the workers of all pools are the sum of each pool's, as
 // OpenTelemetry's semantic conventions count a connection pool's
-// connections. Busy workers are workers minus idle. The paused
+// connections. Busy workers are workers minus idle; tasks in flight are
+// submitted minus completed minus panicked minus dropped. The paused
 // instrument adds up to the number of pools paused (a multi-pool counts as
 // paused if any of its member pools is); the rate limits add up to a bound
 // on the rate at which the pools together start tasks, as the semantic
@@ -65,8 +84,9 @@
 // which takes the pool's lock once, and RateLimit once, which takes a lock
 // once more, and nothing runs between collections.
 // TaskDone records two histogram measurements with an attribute set made
-// once, on the worker, and allocates nothing; BenchmarkTaskObserverTaskDone
-// measures it.
+// once, on the worker, and allocates nothing, as does TaskDropped, one
+// counter and one histogram measurement; BenchmarkTaskObserverTaskDone and
+// BenchmarkTaskObserverTaskDropped measure them.
 package antsotel
 
 import (
@@ -115,7 +135,7 @@ type counter struct {
 	value func(ants.Stats) uint64
 }
 
-// Register creates on meter the ten asynchronous instruments of pool's
+// Register creates on meter the eleven asynchronous instruments of pool's
 // Stats, and the two of its rate limit if pool has a RateLimit method (see
 // the package doc), and one callback that observes them all from one Stats
 // call (and one RateLimit call) per collection, each point with the
@@ -181,6 +201,9 @@ func Register(meter metric.Meter, name string, pool StatsSource) (metric.Registr
 		counterOf("ants.pool.tasks.rejected", "{call}",
 			"Submit calls that returned an error: pool full, closed, context done or nil task.",
 			func(s ants.Stats) uint64 { return s.Rejected }),
+		counterOf("ants.pool.tasks.dropped", "{task}",
+			"Tasks accepted and then dropped before they ran: queue timeout, queue target, or context done while waiting.",
+			func(s ants.Stats) uint64 { return s.Dropped }),
 	}
 	limiter, _ := pool.(rateLimiter)
 	var rate, burst metric.Float64ObservableUpDownCounter

@@ -79,6 +79,7 @@ var statsInstruments = []statsInstrument{
 	{"ants.pool.tasks.completed", "{task}", true, func(s ants.Stats) int64 { return int64(s.Completed) }},
 	{"ants.pool.tasks.panicked", "{task}", true, func(s ants.Stats) int64 { return int64(s.Panicked) }},
 	{"ants.pool.tasks.rejected", "{call}", true, func(s ants.Stats) int64 { return int64(s.Rejected) }},
+	{"ants.pool.tasks.dropped", "{task}", true, func(s ants.Stats) int64 { return int64(s.Dropped) }},
 }
 
 // inf is +Inf, what the rate limit's instruments read for no limit.
@@ -111,7 +112,7 @@ func wantLimit(t *testing.T, ms map[string]metricdata.Metrics, pool string, rate
 	}
 }
 
-// wantStats checks that ms has the ten instruments of Register, each with
+// wantStats checks that ms has the eleven instruments of Register, each with
 // one point for pool whose value comes from s.
 func wantStats(t *testing.T, ms map[string]metricdata.Metrics, pool string, s ants.Stats) {
 	t.Helper()
@@ -142,7 +143,7 @@ func TestRegister(t *testing.T) {
 		// Distinct values, so that a field reported under another's name shows.
 		src := &fixed{stats: ants.Stats{
 			Cap: 8, Running: 7, Idle: 3, Waiting: 2, Queued: 5, Paused: true,
-			Submitted: 1000, Completed: 990, Panicked: 4, Rejected: 17,
+			Submitted: 1000, Completed: 990, Panicked: 4, Rejected: 17, Dropped: 6,
 		}}
 		if _, err := antsotel.Register(meter, "work", src); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@
 //	ants_pool_completed_tasks_total counter  Completed: tasks that returned
 //	ants_pool_panicked_tasks_total  counter  Panicked: tasks that panicked
 //	ants_pool_rejected_tasks_total  counter  Rejected: submit calls that failed
+//	ants_pool_dropped_tasks_total   counter  Dropped: tasks accepted, then dropped before they ran
 //
 // and, from the pool's RateLimit (every pool kind of package ants has one;
 // a source of one's own without a RateLimit method gets neither series):
@@ -27,8 +28,12 @@
 //	ants_pool_rate_limit_burst_tasks       gauge  most tasks started in a row; +Inf if no limit
 //
 // Busy workers are running minus idle; tasks in flight are submitted minus
-// completed minus panicked. A shedding service alerts on
-// rate(ants_pool_rejected_tasks_total[5m]). A multi-pool is paused if any
+// completed minus panicked minus dropped. A shedding service alerts on
+// rate(ants_pool_rejected_tasks_total[5m]), and, if its pool drops waiting
+// work (ants.WithQueueTimeout, ants.WithQueueTarget, or a context that ended
+// while its task was buffered), on rate(ants_pool_dropped_tasks_total[5m])
+// as well: a task refused at its submit call is rejected, one accepted and
+// given up later is dropped, and either is a request not served. A multi-pool is paused if any
 // of its member pools is, and its limit is the one it was given, which its
 // member pools share (see ants.MultiPool.SetRateLimit).
 //
@@ -55,6 +60,7 @@
 //	ants_subpool_completed_tasks_total counter  Completed: its tasks that returned
 //	ants_subpool_panicked_tasks_total  counter  Panicked: its tasks that panicked
 //	ants_subpool_rejected_tasks_total  counter  Rejected: its submit calls that failed, whoever refused them
+//	ants_subpool_dropped_tasks_total   counter  Dropped: its tasks accepted, then dropped before they ran
 //
 // and, from its RateLimit, which paces the tasks it hands to its parent:
 //
@@ -69,7 +75,7 @@
 // turns it into constant metrics, and nothing runs between scrapes (no
 // goroutine, no cache). A scrape costs one Stats call, which takes the
 // pool's lock once, one RateLimit call, which takes a lock once more, and
-// the encoding of twelve series (ten for a sub-pool; two fewer, and no
+// the encoding of thirteen series (eleven for a sub-pool; two fewer, and no
 // RateLimit call, for a source without that method).
 //
 // How long tasks wait for a worker and how long they run is what the
@@ -80,11 +86,29 @@
 //	p, _ := ants.NewPool(64, ants.WithQueueSize(256), ants.WithObserver(obs))
 //	prometheus.MustRegister(antsprom.NewCollector("work", p), obs)
 //
-//	ants_pool_task_wait_seconds  histogram  from the submit call to the task's start
-//	ants_pool_task_run_seconds   histogram  the task's running time
+//	ants_pool_task_wait_seconds       histogram  from the submit call to the task's start
+//	ants_pool_task_run_seconds        histogram  the task's running time
+//	ants_pool_task_drops_total        counter    tasks dropped before they ran, by reason
+//	ants_pool_task_drop_wait_seconds  histogram  from the submit call to the task's drop
 //
-// Its TaskDone makes two histogram observations on the worker and
-// allocates nothing; BenchmarkTaskObserverTaskDone measures it.
+// The last two come from its TaskDropped, for a pool that drops waiting
+// work (ants.WithQueueTimeout, ants.WithQueueTarget, or a context that
+// ended while its task was buffered): a TaskObserver is an
+// ants.DropObserver. The reason label is "timeout" for ants.ErrQueueTimeout,
+// "canceled" for context.Canceled, "deadline" for
+// context.DeadlineExceeded and "other" for anything else, four series
+// exported from the start; no other label is added, so the series stay
+// four however many tasks or callers there are. How many drops were timeouts
+// of the queue's own and how many were callers giving up, and how long the
+// dropped tasks had waited, is what the collector's
+// ants_pool_dropped_tasks_total cannot tell:
+//
+//	sum by (reason) (rate(ants_pool_task_drops_total{pool="work"}[5m]))
+//
+// Its TaskDone makes two histogram observations on the worker, its
+// TaskDropped one counter increment and one observation, and neither
+// allocates; BenchmarkTaskObserverTaskDone and
+// BenchmarkTaskObserverTaskDropped measure them.
 package antsprom
 
 import (
@@ -198,6 +222,8 @@ var poolSeries = []figure{
 		counter, func(s ants.Stats) float64 { return float64(s.Panicked) }},
 	{"ants_pool_rejected_tasks_total", "Submit calls that returned an error: pool full, closed, context done or nil task.",
 		counter, func(s ants.Stats) float64 { return float64(s.Rejected) }},
+	{"ants_pool_dropped_tasks_total", "Tasks accepted and then dropped before they ran: queue timeout, queue target, or context done while waiting.",
+		counter, func(s ants.Stats) float64 { return float64(s.Dropped) }},
 }
 
 // subpoolSeries are the series of a sub-pool, whose figures count tasks
@@ -219,6 +245,8 @@ var subpoolSeries = []figure{
 		counter, func(s ants.Stats) float64 { return float64(s.Panicked) }},
 	{"ants_subpool_rejected_tasks_total", "Submit calls to the sub-pool that returned an error, whoever refused them.",
 		counter, func(s ants.Stats) float64 { return float64(s.Rejected) }},
+	{"ants_subpool_dropped_tasks_total", "Tasks of the sub-pool accepted and then dropped before they ran, whoever dropped them.",
+		counter, func(s ants.Stats) float64 { return float64(s.Dropped) }},
 }
 
 // limitNames are the names and help of the two series of a rate limit,

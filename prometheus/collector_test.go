@@ -71,6 +71,7 @@ func exposition(name string, s ants.Stats) string {
 		{"ants_pool_completed_tasks_total", "counter", "Tasks that returned.", float64(s.Completed)},
 		{"ants_pool_panicked_tasks_total", "counter", "Tasks that panicked (or called runtime.Goexit).", float64(s.Panicked)},
 		{"ants_pool_rejected_tasks_total", "counter", "Submit calls that returned an error: pool full, closed, context done or nil task.", float64(s.Rejected)},
+		{"ants_pool_dropped_tasks_total", "counter", "Tasks accepted and then dropped before they ran: queue timeout, queue target, or context done while waiting.", float64(s.Dropped)},
 	})
 }
 
@@ -86,6 +87,7 @@ func subpoolExposition(name string, s ants.Stats) string {
 		{"ants_subpool_completed_tasks_total", "counter", "Tasks of the sub-pool that returned.", float64(s.Completed)},
 		{"ants_subpool_panicked_tasks_total", "counter", "Tasks of the sub-pool that panicked (or called runtime.Goexit).", float64(s.Panicked)},
 		{"ants_subpool_rejected_tasks_total", "counter", "Submit calls to the sub-pool that returned an error, whoever refused them.", float64(s.Rejected)},
+		{"ants_subpool_dropped_tasks_total", "counter", "Tasks of the sub-pool accepted and then dropped before they ran, whoever dropped them.", float64(s.Dropped)},
 	})
 }
 
@@ -122,7 +124,7 @@ func TestCollector(t *testing.T) {
 		// Distinct values, so a field exported under another's name shows.
 		src := &fixed{stats: ants.Stats{
 			Cap: 8, Running: 7, Idle: 3, Waiting: 2, Queued: 5, Paused: true,
-			Submitted: 1000, Completed: 990, Panicked: 4, Rejected: 17,
+			Submitted: 1000, Completed: 990, Panicked: 4, Rejected: 17, Dropped: 6,
 		}}
 		c := antsprom.NewCollector("work", src)
 		if err := testutil.CollectAndCompare(c, strings.NewReader(exposition("work", src.stats))); err != nil {
@@ -181,8 +183,8 @@ func TestCollector(t *testing.T) {
 		// series count the sub-pool's tasks, which its workers run.
 		reg := prometheus.NewPedanticRegistry()
 		reg.MustRegister(antsprom.NewCollector("shared", p), c)
-		if n, err := testutil.GatherAndCount(reg); err != nil || n != 22 {
-			t.Fatalf("gathered %d series (err %v); want 22", n, err)
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 24 {
+			t.Fatalf("gathered %d series (err %v); want 24", n, err)
 		}
 		const parent = `# HELP ants_pool_submitted_tasks_total Tasks accepted: their submit call returned nil.
 # TYPE ants_pool_submitted_tasks_total counter
@@ -204,8 +206,8 @@ ants_pool_submitted_tasks_total{pool="shared"} 3
 			t.Fatalf("NewCollector started %d goroutines", n-before)
 		}
 		for i := 1; i <= 3; i++ {
-			if n := testutil.CollectAndCount(c); n != 10 {
-				t.Fatalf("scrape %d: %d series; want 10", i, n)
+			if n := testutil.CollectAndCount(c); n != 11 {
+				t.Fatalf("scrape %d: %d series; want 11", i, n)
 			}
 			if src.calls != i {
 				t.Fatalf("after %d scrapes Stats was called %d times", i, src.calls)
@@ -231,8 +233,8 @@ ants_pool_submitted_tasks_total{pool="shared"} 3
 	t.Run("pools with different names share a registry", func(t *testing.T) {
 		reg := prometheus.NewPedanticRegistry()
 		reg.MustRegister(antsprom.NewCollector("a", &fixed{}), antsprom.NewCollector("b", &fixed{}))
-		if n, err := testutil.GatherAndCount(reg); err != nil || n != 20 {
-			t.Fatalf("gathered %d series (err %v); want 20", n, err)
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 22 {
+			t.Fatalf("gathered %d series (err %v); want 22", n, err)
 		}
 		if err := reg.Register(antsprom.NewCollector("a", &fixed{})); err == nil {
 			t.Fatal("a second collector named a was registered; want an error")

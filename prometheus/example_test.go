@@ -52,6 +52,7 @@ func ExampleNewCollector() {
 	// Output:
 	// ants_pool_capacity_workers{pool="work"} 4
 	// ants_pool_completed_tasks_total{pool="work"} 10
+	// ants_pool_dropped_tasks_total{pool="work"} 0
 	// ants_pool_idle_workers{pool="work"} 0
 	// ants_pool_panicked_tasks_total{pool="work"} 0
 	// ants_pool_paused{pool="work"} 0
@@ -99,6 +100,7 @@ func ExampleNewTaskObserver() {
 		}
 	}
 	// Output:
+	// ants_pool_task_drop_wait_seconds_count{pool="work"} 0
 	// ants_pool_task_run_seconds_count{pool="work"} 10
 	// ants_pool_task_wait_seconds_count{pool="work"} 10
 }

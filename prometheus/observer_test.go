@@ -163,8 +163,8 @@ func TestTaskObserver(t *testing.T) {
 
 	t.Run("pools with different names share a registry", func(t *testing.T) {
 		reg := registryWith(antsprom.NewTaskObserver("a"), antsprom.NewTaskObserver("b"))
-		if n, err := testutil.GatherAndCount(reg); err != nil || n != 4 {
-			t.Fatalf("gathered %d series (err %v); want 4", n, err)
+		if n, err := testutil.GatherAndCount(reg); err != nil || n != 14 {
+			t.Fatalf("gathered %d series (err %v); want 14: per observer, 3 histograms and 4 reasons of the drop counter", n, err)
 		}
 		if err := reg.Register(antsprom.NewTaskObserver("a")); err == nil {
 			t.Fatal("a second observer named a was registered; want an error")

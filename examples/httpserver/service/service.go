@@ -6,17 +6,28 @@
 //
 // Routes:
 //
-//	GET /work?id=X       TrySubmit: runs the work on the pool, or answers 503
-//	                     with Retry-After at once when every worker is busy
-//	                     and the task buffer is full (load shedding)
-//	GET /work/wait?id=X  SubmitContext: waits for a worker as long as the
-//	                     client waits; a client that goes away first never
-//	                     costs a worker
-//	GET /metrics         the Metrics handler, if one is configured
+//	GET /work?id=X         TrySubmit: runs the work on the pool, or answers
+//	                       503 with Retry-After at once when every worker
+//	                       is busy and the task buffer is full (load shedding)
+//	GET /work/wait?id=X    SubmitContext: waits for a worker as long as the
+//	                       client waits; a client that goes away first never
+//	                       costs a worker
+//	GET /work/target?id=X  ants.Go on the Target pool, one with an overload
+//	                       control (ants.WithQueueTarget, WithQueueTimeout):
+//	                       the request waits in the pool's buffer, and if
+//	                       the pool drops its task for waiting too long,
+//	                       answers 503 with Retry-After; served only if
+//	                       Config.Target is set
+//	GET /metrics           the Metrics handler, if one is configured
 //
-// Both work routes answer 200 "done X" once the work has run. The id is
+// The work routes answer 200 "done X" once the work has run. The id is
 // optional; it is handed to the work function, and tests use it to check
 // that every accepted request's work ran exactly once.
+//
+// /work and /work/target both shed load, at two different moments: /work
+// when the request comes and finds every worker busy and the buffer full,
+// /work/target after the request has waited in a buffer as long as its
+// pool allows (see Config.Target).
 package service
 
 import (
@@ -65,12 +76,24 @@ type Config struct {
 	// again, sent in whole seconds (rounded up, at least 1); 0 means 1 s.
 	RetryAfter time.Duration
 
+	// Target, if not nil, is the pool of GET /work/target: one with an
+	// overload control, ants.WithQueueTarget or ants.WithQueueTimeout or
+	// both, and a task buffer (ants.WithQueueSize) in which requests wait
+	// for a worker. Each request's work runs with ants.Go on it, with the
+	// request's context. When the pool drops the task before it ran, the
+	// future's error is ants.ErrQueueTimeout, and the request is answered
+	// 503 with Retry-After, as a full pool's is on /work. A client that
+	// goes away while its task waits frees the task's room in the buffer.
+	// An *ants.Pool or *ants.MultiPool is a Submitter.
+	Target ants.Submitter
+
 	// Metrics, if not nil, is served at /metrics (promhttp.HandlerFor a
 	// registry with an antsprom collector, in command httpserver).
 	Metrics http.Handler
 
-	// Logger receives one line per failed submission other than a shed
-	// (those are counted, not logged: a service shedding thousands of
+	// Logger receives one line per failed submission or dropped task
+	// other than a shed (ants.ErrPoolOverload, ants.ErrQueueTimeout: those
+	// are counted, not logged, since a service shedding thousands of
 	// requests a second must not log each). Nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -93,6 +116,7 @@ func Sleep(ctx context.Context, d time.Duration) {
 // afterwards, so it is safe for concurrent requests.
 type handler struct {
 	pool       Pool
+	target     ants.Submitter // nil: no /work/target
 	work       Work
 	retryAfter string // the Retry-After header's value, in seconds
 	log        *slog.Logger
@@ -104,7 +128,7 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.Pool == nil {
 		panic("service: NewHandler with a nil Pool")
 	}
-	h := &handler{pool: cfg.Pool, work: cfg.Work, log: cfg.Logger}
+	h := &handler{pool: cfg.Pool, target: cfg.Target, work: cfg.Work, log: cfg.Logger}
 	if h.work == nil {
 		h.work = func(ctx context.Context, _ string) { Sleep(ctx, DefaultWork) }
 	}
@@ -117,6 +141,9 @@ func NewHandler(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /work", h.shed)
 	mux.HandleFunc("GET /work/wait", h.wait)
+	if cfg.Target != nil {
+		mux.HandleFunc("GET /work/target", h.targeted)
+	}
 	if cfg.Metrics != nil {
 		mux.Handle("GET /metrics", cfg.Metrics)
 	}
@@ -136,6 +163,33 @@ func (h *handler) shed(w http.ResponseWriter, r *http.Request) {
 // the work never runs.
 func (h *handler) wait(w http.ResponseWriter, r *http.Request) {
 	h.serve(w, r, h.pool.SubmitContext)
+}
+
+// targeted runs the request's work with ants.Go on the Target pool and
+// answers 200 once it has run. If the pool drops the task (it waited past
+// the queue target while the pool was overloaded, or past the queue
+// timeout), the future ends with ants.ErrQueueTimeout and the request is
+// answered 503 with Retry-After; if the pool refuses it at once (closed
+// during shutdown), 503 as well. If the client goes away first, there is
+// nobody to answer: a task still waiting is dropped with the context's
+// error, one already running sees its context done.
+func (h *handler) targeted(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	ctx := r.Context()
+	f := ants.Go(ctx, h.target, func() (struct{}, error) {
+		h.work(ctx, id)
+		return struct{}{}, nil
+	})
+	select {
+	case <-f.Done():
+	case <-ctx.Done():
+		return // the client has gone away
+	}
+	if _, err := f.Wait(); err != nil {
+		h.refuse(w, r, id, err)
+		return
+	}
+	fmt.Fprintf(w, "done %s\n", id)
 }
 
 // serve submits the request's work with submit, then waits for it and
@@ -159,18 +213,28 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, submit func(cont
 	}
 }
 
-// refuse answers a failed submission: 503 with Retry-After for any
-// refusal of the pool (full, or closed during shutdown), nothing for a
-// client that has gone away.
+// refuse answers a failed submission or a dropped task: 503 with
+// Retry-After for any refusal or drop of the pool (full, waited too long,
+// or closed during shutdown), nothing for a client that has gone away,
+// whose context's error is what a task of its own was dropped with.
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, id string, err error) {
 	if r.Context().Err() != nil {
 		return // the client has gone away: nobody to answer
 	}
-	if !errors.Is(err, ants.ErrPoolOverload) {
+	if !shed(err) {
 		h.log.Warn("submit failed", "path", r.URL.Path, "id", id, "err", err)
 	}
 	w.Header().Set("Retry-After", h.retryAfter)
 	http.Error(w, "busy, retry later", http.StatusServiceUnavailable)
+}
+
+// shed reports whether err is the pool shedding load: every worker busy
+// and the buffer full (ants.ErrPoolOverload), or a task that waited as
+// long as the pool allows (ants.ErrQueueTimeout). Those are counted in the
+// pool's Stats (Rejected, Dropped), not logged: a service shedding
+// thousands of requests a second must not log each.
+func shed(err error) bool {
+	return errors.Is(err, ants.ErrPoolOverload) || errors.Is(err, ants.ErrQueueTimeout)
 }
 
 // Serve serves srv's handler on ln until ctx is done, then shuts down in

@@ -55,9 +55,9 @@ func (g *gatedWork) ran(id string) int {
 }
 
 // newPool returns a pool released, and waited for, when the test ends.
-func newPool(t *testing.T, size, queue int) *ants.Pool {
+func newPool(t *testing.T, size, queue int, opts ...ants.Option) *ants.Pool {
 	t.Helper()
-	p, err := ants.NewPool(size, ants.WithQueueSize(queue))
+	p, err := ants.NewPool(size, append([]ants.Option{ants.WithQueueSize(queue)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,6 +203,68 @@ func TestHandler(t *testing.T) {
 		}
 		if s := p.Stats(); s.Submitted != 1 || s.Rejected != 1 {
 			t.Fatalf("Stats %+v; want 1 submitted, 1 rejected", s)
+		}
+	})
+
+	t.Run("/work/target answers 503 with Retry-After for a task its pool dropped, and never runs it", func(t *testing.T) {
+		const timeout = 50 * time.Millisecond
+		w := newGatedWork(t)
+		p := newPool(t, 1, 2, ants.WithQueueTimeout(timeout))
+		srv := newServer(t, service.Config{Pool: newPool(t, 1, 0), Target: p, Work: w.work, RetryAfter: 2 * time.Second})
+		t.Cleanup(w.open) // before the server's Close, which waits for the held request
+		busy := goGet(bg, srv.URL+"/work/target?id=busy")
+		<-w.started
+		late := goGet(bg, srv.URL+"/work/target?id=late")
+		waitUntil(t, "a buffered task", func() bool { return p.Stats().Queued == 1 })
+		buffered := time.Now()
+		// The buffered task is dropped when the worker frees, if it has
+		// waited longer than the timeout by then. This waits for the
+		// clock, not for another goroutine.
+		for time.Since(buffered) <= timeout {
+			runtime.Gosched()
+		}
+		w.open()
+		wantDone(t, <-busy, "busy")
+		if r := <-late; r.err != nil || r.code != http.StatusServiceUnavailable || r.retryAfter != "2" {
+			t.Fatalf("the dropped request got %d Retry-After %q (err %v); want 503 Retry-After 2", r.code, r.retryAfter, r.err)
+		}
+		if n := w.ran("late"); n != 0 {
+			t.Fatalf("the dropped request's work ran %d times", n)
+		}
+		if s := p.Stats(); s.Submitted != 2 || s.Completed != 1 || s.Dropped != 1 {
+			t.Fatalf("Stats %+v; want 2 submitted, 1 completed, 1 dropped", s)
+		}
+	})
+
+	t.Run("/work/target: a client that goes away while its task waits frees the buffer at once", func(t *testing.T) {
+		w := newGatedWork(t)
+		p := newPool(t, 1, 1, ants.WithQueueTimeout(time.Hour))
+		srv := newServer(t, service.Config{Pool: newPool(t, 1, 0), Target: p, Work: w.work})
+		t.Cleanup(w.open) // before the server's Close, which waits for the held request
+		busy := goGet(bg, srv.URL+"/work/target?id=busy")
+		<-w.started
+		ctx, cancel := context.WithCancel(bg)
+		gone := goGet(ctx, srv.URL+"/work/target?id=gone")
+		waitUntil(t, "a buffered task", func() bool { return p.Stats().Queued == 1 })
+		cancel()
+		if r := <-gone; !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("the client that went away got %d %q, err %v", r.code, r.body, r.err)
+		}
+		waitUntil(t, "the task of the client that went away dropped", func() bool { return p.Stats().Dropped == 1 })
+		if s := p.Stats(); s.Queued != 0 {
+			t.Fatalf("Stats %+v; want the buffer empty", s)
+		}
+		w.open()
+		wantDone(t, <-busy, "busy")
+		if n := w.ran("gone"); n != 0 {
+			t.Fatalf("the work of the client that went away ran %d times", n)
+		}
+	})
+
+	t.Run("/work/target is served only with a Target pool", func(t *testing.T) {
+		srv := newServer(t, service.Config{Pool: newPool(t, 1, 0)})
+		if r := get(bg, srv.URL+"/work/target"); r.code != http.StatusNotFound {
+			t.Fatalf("GET /work/target without Target: %d; want 404", r.code)
 		}
 	})
 
