@@ -33,9 +33,16 @@
 // work (ants.WithQueueTimeout, ants.WithQueueTarget, or a context that ended
 // while its task was buffered), on rate(ants_pool_dropped_tasks_total[5m])
 // as well: a task refused at its submit call is rejected, one accepted and
-// given up later is dropped, and either is a request not served. A multi-pool is paused if any
-// of its member pools is, and its limit is the one it was given, which its
-// member pools share (see ants.MultiPool.SetRateLimit).
+// given up later is dropped, and either is a request not served. A
+// multi-pool is paused if any of its member pools is, and its limit is the
+// one it was given, which its member pools share (see
+// ants.MultiPool.SetRateLimit).
+//
+// No series carries a flow (ants.ContextWithFlow), by default or by
+// option: flows are tenants, users or clients, unbounded in number, and a
+// label per flow would make a series per tenant in every scrape. A program
+// that wants per-tenant figures times its tasks itself, with the few
+// labels it can afford.
 //
 // A pool with no rate limit exports +Inf for both, not 0 or nothing: no
 // limit is a limit of +Inf, and the arithmetic then needs no special case.
