@@ -221,6 +221,7 @@ func (p *poolCore[T]) close() bool {
 		return false
 	}
 	p.closed.Store(true)
+	closeZero(&p.released)
 	closed := p.closeWaitersLocked()
 	if p.paused {
 		// Buffered tasks are accepted: they still run, at the rate limit if
@@ -267,6 +268,24 @@ func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
 // without waiting.
 func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, p.close, p.waitDrained)
+}
+
+// WaitReleased waits until the pool has been released, by this or any
+// other call (Release, ReleaseTimeout, ReleaseContext, a context.AfterFunc
+// of the program's), and has drained: every task it accepted has run (or
+// been dropped, see WithQueueTimeout) and none of its goroutines is left,
+// as a ReleaseContext that returns nil promises. It returns nil then, or
+// ctx.Err() if ctx is done first; a nil ctx waits as long as it takes. It
+// does not release the pool: on an open pool it waits for a release, and a
+// pool rebooted meanwhile is open again. It is the wait of a shutdown that
+// some other part of the program started:
+//
+//	context.AfterFunc(ctx, p.Release) // released when the service stops
+//	...
+//	p.Release() // a no-op if the context released it first
+//	err := p.WaitReleased(shutdownCtx)
+func (p *poolCore[T]) WaitReleased(ctx context.Context) error {
+	return waitReleased(orBackground(ctx), &p.lock, p.closed.Load, &p.released, p.waitDrained)
 }
 
 // waitDrained waits until the pool is drained (drainedLocked), or ctx is

@@ -141,6 +141,10 @@ type poolCore[T any] struct {
 	live      int
 	allExited chan struct{}
 
+	// released, when non-nil, is closed when the pool is released (close):
+	// what WaitReleased waits on while the pool is open.
+	released chan struct{}
+
 	// departing counts the goroutines counted out of live that have not
 	// yet returned from their body (departLocked, waitDeparted); atomic,
 	// since its decrement is the last thing such a goroutine runs, after

@@ -232,6 +232,19 @@ func (m *multiCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, m.close, m.waitDrained)
 }
 
+// WaitReleased waits until the multi-pool has been released, by this or
+// any other call, and every member pool has drained (see
+// Pool.WaitReleased); it returns ctx.Err() if ctx is done first.
+func (m *multiCore[T]) WaitReleased(ctx context.Context) error {
+	ctx = orBackground(ctx)
+	for _, p := range m.pools {
+		if err := p.WaitReleased(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // close is Release, reporting whether this call closed the multi-pool.
 func (m *multiCore[T]) close() bool {
 	m.stateMu.Lock()

@@ -42,6 +42,37 @@ func releaseWithin(timeout time.Duration, releaseContext func(context.Context) e
 // ctx.Err(). It is never returned.
 var errReleaseTimeout = errors.New("ants: release timeout")
 
+// waitReleased is WaitReleased: it waits until closed reports true, on
+// *released (made under mu, closed by the release, see closeZero), then
+// for the drain with waitDrained, and looks again if the pool was
+// rebooted meanwhile. A context's end is ctx.Err().
+func waitReleased(ctx context.Context, mu sync.Locker, closed func() bool, released *chan struct{},
+	waitDrained func(context.Context) error) error {
+	for {
+		mu.Lock()
+		if !closed() {
+			if *released == nil {
+				*released = make(chan struct{})
+			}
+			ch := *released
+			mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		mu.Unlock()
+		if err := waitDrained(ctx); err != nil {
+			return err
+		}
+		if closed() {
+			return nil
+		}
+	}
+}
+
 // waitZero waits until drained reports true or ctx is done. mu guards
 // what drained reads and *done; whoever makes drained true closes *done if
 // it is not nil, and sets it to nil (see closeZero). waitZero makes the

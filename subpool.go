@@ -61,6 +61,10 @@ type Subpool struct {
 	// closeZero).
 	drained chan struct{}
 
+	// released, when non-nil, is closed when the sub-pool is released:
+	// what WaitReleased waits on while it is open.
+	released chan struct{}
+
 	// Counters for Stats. submitted counts a task when its slot is taken and
 	// takes it back if the parent refuses it, so that completed + panicked
 	// never exceed it, even for a moment.

@@ -85,6 +85,7 @@ func (s *Subpool) close() bool {
 		return false
 	}
 	s.closed.Store(true)
+	closeZero(&s.released)
 	s.paused = false
 	s.pausedFlag.Store(false)
 	for w := s.waitq.popCallers(); w != nil; w = w.nextWake {
@@ -111,6 +112,14 @@ func (s *Subpool) ReleaseTimeout(timeout time.Duration) error {
 // it is Release and returns nil without waiting.
 func (s *Subpool) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, s.close, s.waitDrained)
+}
+
+// WaitReleased waits until the sub-pool has been released, by this or any
+// other call, and holds nothing (see ReleaseContext); it returns ctx.Err()
+// if ctx is done first. It does not release the sub-pool (see
+// Pool.WaitReleased).
+func (s *Subpool) WaitReleased(ctx context.Context) error {
+	return waitReleased(orBackground(ctx), &s.mu, s.closed.Load, &s.released, s.waitDrained)
 }
 
 // waitDrained waits until the sub-pool is drained (drainedLocked), or ctx
