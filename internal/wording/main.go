@@ -117,6 +117,12 @@ var rules = []rule{
 	{"a helper at work", regexp.MustCompile(`(?i)\b(?:every|other|another|each|all|engine|map|modules|report|wrappers|release)\s+helpers?\b(?:\s+(?:had|have|has|was|were|is|are|stopped|ran|measured))?`)},
 	{"a helper at work", regexp.MustCompile(`(?i)\bhelpers?(?:'s|s')?\s+(?:had|have|has|was|were)\s+(?:stopped|running|measuring|working|benchmarking|finished|done)\b`)},
 	{"the card", regexp.MustCompile(`(?i)\bthe card\b`)},
+	// The targets of a task of work, reported as the work went: a report
+	// states what was measured, and a target it misses as a figure.
+	{"a task's targets", regexp.MustCompile(`(?i)\bnot met\b[^.\n]{0,40}\btargets?\b|\btargets?\b[^.\n]{0,40}\bnot met\b`)},
+	// A machine lent for a while: the work's circumstances, not the
+	// library's.
+	{"a machine lent to the work", regexp.MustCompile(`(?i)\b(?:no|a|the)\s+(?:[\w-]+\s+){0,4}(?:machine|device)s?\s+(?:[\w-]+\s+){0,2}(?:was|were|is)\s+lent\b`)},
 }
 
 const issueNumber = "this project's issue number"

@@ -30,6 +30,10 @@ func TestCheckFindsTheMakingOfTheRepository(t *testing.T) {
 		"The previous engine is commit bf97c96 (the engine of",
 		"950c4d0, the last engine with the `sync.Cond`",
 		"| before (950c4d0) | after (f4a90cd) |",
+		"quotes it as not met from the targets",
+		"Targets not met: the p99",
+		"No 16-core machine was lent, so the table",
+		"no device machine was lent to this run",
 	} {
 		if got := check(text); len(got) == 0 {
 			t.Errorf("check(%q) found nothing", text)
