@@ -42,6 +42,7 @@ import (
 type config struct {
 	workers  int
 	task     time.Duration
+	jitter   float64 // the mixed workload's task times: uniform within ±jitter × task
 	buffer   int
 	lights   int
 	heavy    float64 // × capacity
@@ -116,6 +117,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	fs.IntVar(&cfg.workers, "workers", cfg.workers, "the pools' workers")
 	fs.DurationVar(&cfg.task, "task", cfg.task, "each request's task: a time.Sleep of this")
+	fs.Float64Var(&cfg.jitter, "jitter", cfg.jitter, "the mixed workload's tasks sleep -task ± this fraction of it, uniformly (0: all alike, so that workers started together finish together)")
 	fs.IntVar(&cfg.buffer, "buffer", cfg.buffer, "each pool's task buffer (WithQueueSize)")
 	fs.IntVar(&cfg.lights, "lights", cfg.lights, "the light flows")
 	fs.Float64Var(&cfg.heavy, "heavy", cfg.heavy, "the heavy flow's rate, × capacity")
@@ -137,6 +139,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case cfg.workers < 1 || cfg.buffer < 1 || cfg.lights < 1 || cfg.clients < 1:
 		return fmt.Errorf("-workers, -buffer, -lights and -clients must be at least 1")
+	case cfg.jitter < 0 || cfg.jitter >= 1:
+		return fmt.Errorf("-jitter must be in [0, 1)")
 	case cfg.task <= 0 || cfg.heavy <= 0 || cfg.light <= 0 || cfg.heavyFor <= 0 || cfg.tail < 0 || cfg.slot <= 0:
 		return fmt.Errorf("-task, -heavy, -light, -heavy-for and -slot must be positive, -tail not negative")
 	case cfg.slot > cfg.heavyFor:

@@ -27,6 +27,13 @@ func TestScheduleIsSeededSortedAndWithinTheLoad(t *testing.T) {
 	if !slices.IsSortedFunc(a, func(x, y arrival) int { return int(x.at - y.at) }) {
 		t.Error("arrivals not in order")
 	}
+	cfg.jitter = 0.5
+	j := schedule(cfg, 7)
+	for i := range a {
+		if j[i].at != a[i].at || j[i].flow != a[i].flow || a[i].task != cfg.task || j[i].task < cfg.task/2 || j[i].task > cfg.task*3/2 {
+			t.Fatalf("arrival %d: %+v without jitter, %+v with ±50%%", i, a[i], j[i])
+		}
+	}
 	per := make([]int, cfg.lights+1)
 	for _, x := range a {
 		per[x.flow]++
@@ -86,7 +93,7 @@ func TestSlotJain(t *testing.T) {
 	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 	// a: waiting from 0 to 20 ms (start at 1, 2, 3 and 15, 16, 20);
 	// b: waiting from 0 to 9 ms (start at 9), then from 12 to 14 only.
-	arrivals := []arrival{{0, 0}, {0, 0}, {0, 0}, {0, 1}, {ms(1), 0}, {ms(1), 0}, {ms(2), 0}, {ms(12), 1}}
+	arrivals := []arrival{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 1, 0}, {ms(1), 0, 0}, {ms(1), 0, 0}, {ms(2), 0, 0}, {ms(12), 1, 0}}
 	recs := []record{{start: ms(1)}, {start: ms(2)}, {start: ms(3)}, {start: ms(9)}, {start: ms(15)}, {start: ms(16)}, {start: ms(20)}, {start: ms(14)}}
 	for i := range recs {
 		recs[i].submit = arrivals[i].at
@@ -104,7 +111,7 @@ func TestSlotJain(t *testing.T) {
 	}
 	// Make b wait from 0 to 20 ms too, starting once in each slot.
 	// (The arrivals stay in time order, as a schedule's are.)
-	arrivals = slices.Insert(arrivals, 4, arrival{0, 1})
+	arrivals = slices.Insert(arrivals, 4, arrival{0, 1, 0})
 	recs = slices.Insert(recs, 4, record{submit: 0, start: ms(20)})
 	recs[8].start = ms(19)
 	starts[1] = []time.Duration{ms(9), ms(19), ms(20)}

@@ -18,6 +18,7 @@ import (
 type arrival struct {
 	at   time.Duration
 	flow int
+	task time.Duration // its task's sleep
 }
 
 // poisson returns the arrival times of a Poisson process of rate a second
@@ -45,13 +46,22 @@ func mixedTenants(cfg config) []tenant {
 
 // schedule returns the mixed workload's arrivals in time order: each flow
 // a Poisson process of its own, seeded from seed and the flow, the heavy
-// one for heavyFor, the light ones for heavyFor + tail.
+// one for heavyFor, the light ones for heavyFor + tail; each task's sleep
+// is the task's, or with -jitter uniform within ±jitter of it.
 func schedule(cfg config, seed int64) []arrival {
 	capacity := cfg.capacity()
 	var out []arrival
 	add := func(flow int, rate float64, d time.Duration) {
-		for _, t := range poisson(rate, d, rand.New(rand.NewSource(seed*1_000_003+int64(flow)))) {
-			out = append(out, arrival{at: t, flow: flow})
+		rng := rand.New(rand.NewSource(seed*1_000_003 + int64(flow)))
+		for _, t := range poisson(rate, d, rng) {
+			out = append(out, arrival{at: t, flow: flow, task: cfg.task})
+		}
+		if cfg.jitter > 0 { // drawn after the arrivals, which stay those of no jitter
+			for i := range out {
+				if out[i].flow == flow {
+					out[i].task = time.Duration(float64(cfg.task) * (1 + cfg.jitter*(2*rng.Float64()-1)))
+				}
+			}
 		}
 	}
 	add(0, cfg.heavy*capacity, cfg.heavyFor)
@@ -86,9 +96,24 @@ const aheadLimit = 200 * time.Microsecond
 // row, once every request has run and the pool has been released.
 func runMixed(c contender, cfg config, arrivals []arrival) (flowsfile.Row, error) {
 	tenants := mixedTenants(cfg)
-	srv, err := c.start(cfg, tenants)
+	recs, lags, err := offer(c, cfg, tenants, arrivals)
 	if err != nil {
 		return flowsfile.Row{}, err
+	}
+	row := analyse(cfg, tenants, arrivals, recs)
+	row.Contender = c.name
+	slices.Sort(lags)
+	row.LagP99, row.LagMax = quantile(lags, 0.99), quantile(lags, 1)
+	return row, nil
+}
+
+// offer offers arrivals to a started pool of c and returns what became of
+// each request and the generator's lateness in submitting it, once every
+// request has run and the pool has been released.
+func offer(c contender, cfg config, tenants []tenant, arrivals []arrival) ([]record, []time.Duration, error) {
+	srv, err := c.start(cfg, tenants)
+	if err != nil {
+		return nil, nil, err
 	}
 	recs := make([]record, len(arrivals))
 	lags := make([]time.Duration, len(arrivals))
@@ -100,7 +125,7 @@ func runMixed(c contender, cfg config, arrivals []arrival) (flowsfile.Row, error
 		rec := &recs[i]
 		task := func() {
 			rec.start = time.Since(t0)
-			time.Sleep(cfg.task)
+			time.Sleep(arrivals[i].task)
 			rec.end = time.Since(t0)
 			rec.ran = true
 			unsettled.Done()
@@ -131,19 +156,15 @@ func runMixed(c contender, cfg config, arrivals []arrival) (flowsfile.Row, error
 		return nil
 	}
 	if err := wait("requests unsettled", &unsettled); err != nil {
-		return flowsfile.Row{}, err
+		return nil, nil, err
 	}
 	if err := wait("callers still in the pool", &clients); err != nil {
-		return flowsfile.Row{}, err
+		return nil, nil, err
 	}
 	if err := within(stallLimit, srv.stop); err != nil {
-		return flowsfile.Row{}, fmt.Errorf("stop: %w", err)
+		return nil, nil, fmt.Errorf("stop: %w", err)
 	}
-	row := analyse(cfg, tenants, arrivals, recs)
-	row.Contender = c.name
-	slices.Sort(lags)
-	row.LagP99, row.LagMax = quantile(lags, 0.99), quantile(lags, 1)
-	return row, nil
+	return recs, lags, nil
 }
 
 // analyse makes the mixed workload's row from what became of each request.
@@ -403,7 +424,7 @@ func measure(cfg config, cs []contender, progress io.Writer) *flowsfile.File {
 	f.Describe(started)
 	f.Config = flowsfile.Config{
 		Workers: cfg.workers, Task: cfg.task, Buffer: cfg.buffer, Lights: cfg.lights,
-		Heavy: cfg.heavy, Light: cfg.light, HeavyFor: cfg.heavyFor, Tail: cfg.tail, Slot: cfg.slot, Seed: cfg.seed,
+		Jitter: cfg.jitter, Heavy: cfg.heavy, Light: cfg.light, HeavyFor: cfg.heavyFor, Tail: cfg.tail, Slot: cfg.slot, Seed: cfg.seed,
 		HeavyShare: cfg.heavyShare(), LightShare: cfg.lightShare(), Window: cfg.window, Warmup: cfg.warmup,
 	}
 	for _, c := range cs {

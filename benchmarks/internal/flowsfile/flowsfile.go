@@ -49,11 +49,12 @@ type File struct {
 // Config is the study's sizes.
 type Config struct {
 	Workers  int           `json:"workers"`
-	Task     time.Duration `json:"task_ns"` // each task's time.Sleep
-	Buffer   int           `json:"buffer"`  // WithQueueSize of every pool
-	Lights   int           `json:"lights"`  // light flows
-	Heavy    float64       `json:"heavy"`   // the heavy flow's rate, × capacity
-	Light    float64       `json:"light"`   // the light flows' rate together, × capacity
+	Task     time.Duration `json:"task_ns"`          // each task's time.Sleep
+	Jitter   float64       `json:"jitter,omitempty"` // the mixed workload's sleeps: uniform within ±Jitter × Task
+	Buffer   int           `json:"buffer"`           // WithQueueSize of every pool
+	Lights   int           `json:"lights"`           // light flows
+	Heavy    float64       `json:"heavy"`            // the heavy flow's rate, × capacity
+	Light    float64       `json:"light"`            // the light flows' rate together, × capacity
 	HeavyFor time.Duration `json:"heavy_for_ns"`
 	Tail     time.Duration `json:"tail_ns"` // the light flows go on this long after the heavy flow stops
 	Slot     time.Duration `json:"slot_ns"` // of the fairness index over backlogged flows
@@ -292,6 +293,12 @@ func WriteSection(out io.Writer, f *File) {
 		"**Utilisation**: the time workers spent in tasks over workers × time, while the heavy flow ran and in the %v after.\n\n",
 		c.Workers, c.Buffer, c.Task, capacity, c.Heavy, c.Heavy*capacity, c.HeavyFor, c.Lights, c.Light, c.Light*capacity/float64(c.Lights), c.HeavyFor+c.Tail,
 		c.Seed, c.Slot, c.Tail)
+	if c.Jitter > 0 {
+		fmt.Fprintf(out, "In the mixed workload each task sleeps a time drawn uniformly within ±%.0f%% of %v.\n\n", 100*c.Jitter, c.Task)
+	} else {
+		fmt.Fprintf(out, "Every task sleeps the same %v, so workers that start together finish together: the pool, saturated from the start, hands out its workers in bursts about a task's time apart, "+
+			"and work that just misses a burst waits for the next (`-jitter` spreads the tasks' times).\n\n", c.Task)
+	}
 	fmt.Fprintln(out, "| contender | offered | light p99: worst flow (median flow) | light p99 while heavy / after | light max | heavy rate | heavy p50 | heavy drained | Jain (lowest; backlogged) | utilisation heavy / after | task ran |")
 	fmt.Fprintln(out, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, ct := range f.Contenders {
