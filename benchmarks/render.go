@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/e62cffed/ants/benchmarks/internal/flowsfile"
 	"github.com/e62cffed/ants/benchmarks/internal/overloadfile"
 )
 
@@ -24,6 +25,7 @@ func reportMain(args []string) error {
 	readme := fs.String("readme", "../README.md", "the README whose results sections to rewrite")
 	check := fs.Bool("check", false, "write nothing; fail if any of the three files differs from what the results file gives")
 	overload := fs.String("overload", "", "the overload study's results file, for BENCHMARKS.md's \"overload\" section (default: the newest overload/*.json in the results file's directory, if any); \"none\" for none")
+	flows := fs.String("flows", "", "the flows study's results file, for BENCHMARKS.md's \"flows\" section (default: the newest flows/*.json in the results file's directory, if any); \"none\" for none")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run . report [flags] [results file]\n\n"+
 			"Makes the chart, and the parts of BENCHMARKS.md and README.md between\n"+
@@ -57,6 +59,10 @@ func reportMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	fl, err := flowsResults(*flows, path)
+	if err != nil {
+		return err
+	}
 
 	chart, err := chartSVG(f)
 	if err != nil {
@@ -71,6 +77,9 @@ func reportMain(args []string) error {
 			sections := benchmarkSections(f)
 			if ov != nil {
 				sections[overloadSection] = overloadText(ov)
+			}
+			if fl != nil {
+				sections[flowsSection] = flowsText(fl)
 			}
 			return fillSections(old, sections)
 		}},
@@ -184,6 +193,35 @@ func overloadResults(flag, resultsPath string) (*overloadfile.File, error) {
 func overloadText(f *overloadfile.File) string {
 	var b strings.Builder
 	overloadfile.WriteSection(&b, f)
+	return b.String()
+}
+
+// flowsSection is the name of BENCHMARKS.md's section of the flows study
+// (go run ./flows), filled only when a results file of it exists.
+const flowsSection = "flows"
+
+// flowsResults reads the flows study's results file: flag's, if it names
+// one ("none": none), else the newest flows/*.json in the directory of the
+// suite's results file, if there is one. A file found requires the section
+// in BENCHMARKS.md, as every other section is.
+func flowsResults(flag, resultsPath string) (*flowsfile.File, error) {
+	switch flag {
+	case "none":
+		return nil, nil
+	case "":
+		p, err := flowsfile.Newest(filepath.Join(filepath.Dir(resultsPath), filepath.Base(flowsfile.Dir)))
+		if err != nil || p == "" {
+			return nil, err
+		}
+		flag = p
+	}
+	return flowsfile.Read(flag)
+}
+
+// flowsText is the body of the flows section.
+func flowsText(f *flowsfile.File) string {
+	var b strings.Builder
+	flowsfile.WriteSection(&b, f)
 	return b.String()
 }
 
