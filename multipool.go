@@ -395,6 +395,22 @@ func (mp *MultiPoolWithFuncGeneric[T]) TryInvoke(arg T) error {
 	return mp.submit(context.Background(), arg, true)
 }
 
+// The methods of MultiPoolWithFuncGeneric[any] that MultiPoolWithFunc
+// declares again, as PoolWithFunc does those of PoolWithFuncGeneric[any].
+
+// Invoke is MultiPoolWithFuncGeneric.Invoke.
+func (mp *MultiPoolWithFunc) Invoke(arg any) error { return mp.MultiPoolWithFuncGeneric.Invoke(arg) }
+
+// InvokeContext is MultiPoolWithFuncGeneric.InvokeContext.
+func (mp *MultiPoolWithFunc) InvokeContext(ctx context.Context, arg any) error {
+	return mp.MultiPoolWithFuncGeneric.InvokeContext(ctx, arg)
+}
+
+// TryInvoke is MultiPoolWithFuncGeneric.TryInvoke.
+func (mp *MultiPoolWithFunc) TryInvoke(arg any) error {
+	return mp.MultiPoolWithFuncGeneric.TryInvoke(arg)
+}
+
 // Pause pauses every member pool (see Pool.Pause) and waits until none runs
 // a task, or ctx is done; the member pools stay paused either way. Pause on
 // a released multi-pool returns nil at once and changes nothing.
