@@ -7,7 +7,8 @@ import "context"
 //
 // A PoolWithFuncGeneric is safe for concurrent use by multiple goroutines.
 // It must be created with NewPoolWithFuncGeneric. It is a handle, as Pool
-// is: a copy of a PoolWithFuncGeneric value is the same pool.
+// is: a copy of a PoolWithFuncGeneric value is the same pool. Its methods
+// but the Invoke family are Pool's (Pool methods in the package doc).
 type PoolWithFuncGeneric[T any] struct {
 	*poolCore[T]
 }
