@@ -86,6 +86,95 @@
 // The benchmark report, with every figure, its machine and its command, is
 // https://github.com/e62cffed/ants/blob/main/BENCHMARKS.md.
 //
+// # Pool methods
+//
+// Pool, PoolWithFunc, PoolWithFuncGeneric and WorkerPool share the methods
+// below, whose own docs are one line each; a MultiPool applies them to its
+// member pools (see MultiPool), and a Subpool has them with a meaning of its
+// own, which each of its methods gives.
+//
+// Cap returns the capacity, or -1 for an unlimited pool. Running returns
+// the number of workers, busy or idle. It grows before Submit returns, as in
+// ants, and a worker stops counting as soon as the purge, Release or a
+// shrinking Tune tells it to stop, so Running() never exceeds Cap() except
+// after a shrinking Tune, until the surplus busy workers finish their tasks;
+// ReleaseTimeout and ReleaseContext still wait for every goroutine to exit.
+// Free returns Cap() - Running(), or -1 for an unlimited pool: negative only
+// in that while after a shrinking Tune. Waiting returns the number of
+// callers blocked waiting for room (in Submit, Invoke, Process and their
+// variants); buffered tasks are not counted (see Stats). It takes the pool's lock once (ants reads an atomic
+// copy of the count instead, which every blocked caller and its admission
+// would have to store). IsClosed reports whether the pool has been released
+// and not rebooted. Stats returns a snapshot of the pool's state and
+// counters: they live under the lock the pool takes for every task anyway,
+// so keeping them costs no atomic operation on the task path, and reading
+// them takes the lock once.
+//
+// Tune changes the capacity. It does nothing for an unlimited pool, a
+// PreAlloc pool, or size <= 0; sizes above math.MaxInt32 are taken as
+// math.MaxInt32. Growing starts workers at once for waiting callers and
+// buffered tasks; shrinking stops surplus idle workers at once, and busy
+// workers above the new capacity exit when their task ends. Tasks accepted
+// before a shrink start at once all the same, as in ants: each holds the
+// slot it was given, and gets a goroutine for it.
+//
+// Release closes the pool: later submissions fail with ErrPoolClosed, idle
+// workers stop, and blocked callers return ErrPoolClosed. It does not wait
+// for busy workers; they finish their task, drain the task buffer, and exit.
+// A paused pool is resumed for the buffered tasks, which still start at the
+// rate limit, if one is set. Releasing a closed pool does nothing.
+// ReleaseTimeout is Release followed by a wait, at most timeout, for every
+// task the pool accepted to run and every goroutine of the pool to exit:
+// workers still busy, and buffered tasks, those still waiting for a token of
+// the rate limit included, which have no goroutine yet; it returns ErrTimeout
+// if they did not finish in time. ReleaseContext is Release followed by the
+// same wait until ctx is done, and then returns ctx.Err(); with a nil ctx it
+// is Release and returns nil without waiting. Both return ErrPoolClosed if
+// the pool was already closed. Reboot reopens a released pool; it does
+// nothing to an open one. Unlike in ants it does not wait for the workers of
+// the released pool: those still busy simply serve the reopened pool when
+// their task ends.
+//
+// WaitReleased waits until the pool has been released, by this or any other
+// call (Release, ReleaseTimeout, ReleaseContext, a context.AfterFunc of the
+// program's), and has drained: every task it accepted has run (or been
+// dropped, see WithQueueTimeout) and none of its goroutines is left, as a
+// ReleaseContext that returns nil promises. It returns nil then, or
+// ctx.Err() if ctx is done first; a nil ctx waits as long as it takes. It
+// does not release the pool: on an open pool it waits for a release, and a
+// pool rebooted meanwhile is open again. It is the wait of a shutdown that
+// some other part of the program started:
+//
+//	context.AfterFunc(ctx, p.Release) // released when the service stops
+//	...
+//	p.Release() // a no-op if the context released it first
+//	err := p.WaitReleased(shutdownCtx)
+//
+// Pause stops the pool from starting tasks. Tasks already running finish; no
+// other task starts until Resume. Submitted tasks wait as they do in a full
+// pool: in the buffer while it has room, otherwise their callers wait, or are
+// refused where they would be refused by a full pool (Nonblocking,
+// TrySubmit, MaxBlockingTasks). Pause returns nil once no task of the pool is
+// running (at once, whatever ctx, if none is), or ctx.Err() if ctx is done
+// first; the pool stays paused either way. Pausing a paused pool only waits.
+// A nil ctx is context.Background(). Pause on a released pool returns nil at
+// once and changes nothing. A task counts as running from when it is given a
+// worker: one taken from the buffer just before Pause still starts, and Pause
+// waits for it. The purge goes on reaping idle workers while the pool is
+// paused. Pause and Resume are not counted: a Resume, or a Release, from
+// another goroutine while Pause waits undoes the pause, and Pause still
+// returns nil once no task runs, with the pool no longer paused. A program
+// that needs the pool paused on return checks Paused, or lets one goroutine
+// own the pause. Resume lets a paused pool start tasks again, in the order
+// they would have started; resuming a pool that is not paused does nothing.
+//
+// SetRateLimit changes the rate limit at once (see WithRateLimit); it
+// returns ErrInvalidRateLimit, and changes nothing, for invalid values.
+// Lowering the burst drops the tokens above it; raising the rate admits
+// waiting work at the new rate; removing the limit admits everything the
+// slots allow. RateLimit returns the limit as last set (WithRateLimit,
+// SetRateLimit): perSecond <= 0 or +Inf means none.
+//
 // # Differences from ants
 //
 // Importing the package starts no goroutine, and an idle pool holds none;

@@ -12,19 +12,12 @@ import (
 // The pool's state as its users see it, and the calls that change it:
 // Tune, Release and Reboot.
 
-// Running returns the number of workers, busy or idle. It grows before
-// Submit returns, as in ants, and a worker stops counting as soon as the
-// purge, Release or a shrinking Tune tells it to stop, so Running() never
-// exceeds Cap() except after a shrinking Tune, until the surplus busy
-// workers finish their tasks. ReleaseTimeout and ReleaseContext still wait
-// for every goroutine to exit.
+// Running returns the number of workers, busy or idle; see the package doc.
 func (p *poolCore[T]) Running() int {
 	return int(p.running.Load())
 }
 
-// Free returns Cap() - Running(), or -1 for an unlimited pool. It is
-// negative only after a shrinking Tune, until the surplus busy workers
-// finish their tasks.
+// Free returns Cap() - Running(), or -1 for an unlimited pool.
 func (p *poolCore[T]) Free() int {
 	c := p.capacity.Load()
 	if c < 0 {
@@ -33,11 +26,8 @@ func (p *poolCore[T]) Free() int {
 	return int(c - p.running.Load())
 }
 
-// Waiting returns the number of callers blocked in Submit or Invoke.
-// Buffered tasks are not counted; see Stats. It takes the pool's lock once.
-//
-// (ants reads an atomic copy of the count instead, which every blocked
-// caller and its admission would have to store.)
+// Waiting returns the number of callers blocked waiting for room, not the
+// buffered tasks; see the package doc.
 func (p *poolCore[T]) Waiting() int {
 	p.lock.Lock()
 	n := p.waitq.blocked
@@ -55,13 +45,7 @@ func (p *poolCore[T]) IsClosed() bool {
 	return p.closed.Load()
 }
 
-// Tune changes the capacity of the pool. It does nothing for an unlimited
-// pool, a PreAlloc pool, or size <= 0. Growing starts workers at once for
-// waiting callers and buffered tasks; shrinking stops surplus idle workers at
-// once, and busy workers above the new capacity exit when their task ends.
-// Tasks accepted before a shrink start at once all the same, as in ants:
-// each holds the slot it was given, and gets a goroutine for it.
-// Sizes above math.MaxInt32 are taken as math.MaxInt32.
+// Tune changes the capacity of the pool; see the package doc.
 func (p *poolCore[T]) Tune(size int) {
 	if size <= 0 || p.opts.PreAlloc {
 		return
@@ -199,11 +183,7 @@ func (c *capChanges) call(old, new int, log Logger) {
 	c.fn(old, new)
 }
 
-// Release closes the pool: later submissions fail with ErrPoolClosed, idle
-// workers stop, and blocked callers return ErrPoolClosed. It does not wait
-// for busy workers; they finish their task, drain the task buffer, and exit.
-// A paused pool is resumed for the buffered tasks, which still start at the
-// rate limit, if one is set. Releasing a closed pool does nothing.
+// Release closes the pool without waiting for its tasks; see the package doc.
 func (p *poolCore[T]) Release() {
 	p.close()
 }
@@ -251,39 +231,20 @@ func (p *poolCore[T]) close() bool {
 	return true
 }
 
-// ReleaseTimeout is Release followed by a wait, at most timeout, for every
-// task the pool accepted to run and every goroutine of the pool to exit:
-// workers still busy, and buffered tasks, those still waiting for a token
-// of the rate limit included, which have no goroutine yet. It returns
-// ErrTimeout if they did not finish in time and ErrPoolClosed if the pool
-// was already closed.
+// ReleaseTimeout is Release followed by a wait, at most timeout, for the
+// pool to drain; see the package doc.
 func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, p.ReleaseContext)
 }
 
-// ReleaseContext is Release followed by a wait, until ctx is done, for every
-// task the pool accepted to run and every goroutine of the pool to exit (see
-// ReleaseTimeout); it then returns ctx.Err(). It returns ErrPoolClosed if
-// the pool was already closed. With a nil ctx it is Release and returns nil
-// without waiting.
+// ReleaseContext is Release followed by a wait, until ctx is done, for the
+// pool to drain; see the package doc.
 func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, p.close, p.waitDrained)
 }
 
-// WaitReleased waits until the pool has been released, by this or any
-// other call (Release, ReleaseTimeout, ReleaseContext, a context.AfterFunc
-// of the program's), and has drained: every task it accepted has run (or
-// been dropped, see WithQueueTimeout) and none of its goroutines is left,
-// as a ReleaseContext that returns nil promises. It returns nil then, or
-// ctx.Err() if ctx is done first; a nil ctx waits as long as it takes. It
-// does not release the pool: on an open pool it waits for a release, and a
-// pool rebooted meanwhile is open again. It is the wait of a shutdown that
-// some other part of the program started:
-//
-//	context.AfterFunc(ctx, p.Release) // released when the service stops
-//	...
-//	p.Release() // a no-op if the context released it first
-//	err := p.WaitReleased(shutdownCtx)
+// WaitReleased waits until the pool has been released, by any call, and has
+// drained; see the package doc.
 func (p *poolCore[T]) WaitReleased(ctx context.Context) error {
 	return waitReleased(orBackground(ctx), &p.lock, p.closed.Load, &p.released, p.waitDrained)
 }
@@ -336,9 +297,8 @@ func (p *poolCore[T]) noteDrainedLocked() {
 	}
 }
 
-// Reboot reopens a released pool; it does nothing to an open one. Unlike in
-// ants it does not wait for the workers of the released pool: those still
-// busy simply serve the reopened pool when their task ends.
+// Reboot reopens a released pool, without waiting for the workers of the
+// released one; see the package doc.
 func (p *poolCore[T]) Reboot() {
 	p.lock.Lock()
 	defer p.lock.Unlock()
@@ -351,10 +311,7 @@ func (p *poolCore[T]) Reboot() {
 	}
 }
 
-// Stats returns a snapshot of the pool's state and counters. The counters
-// live under the lock the pool takes for every task anyway, so keeping them
-// costs no atomic operation on the task path; reading them takes the lock
-// once.
+// Stats returns a snapshot of the pool's state and counters.
 func (p *poolCore[T]) Stats() Stats {
 	p.lock.Lock()
 	defer p.lock.Unlock()

@@ -178,7 +178,7 @@ func (m *multiCore[T]) WaitingByIndex(idx int) (int, error) {
 // Cap returns the sum of the member pools' capacities.
 func (m *multiCore[T]) Cap() int { return m.sum((*poolCore[T]).Cap) }
 
-// Tune sets the capacity of every member pool to size; see Pool.Tune.
+// Tune sets the capacity of every member pool to size, as Pool.Tune.
 func (m *multiCore[T]) Tune(size int) {
 	for _, p := range m.pools {
 		p.Tune(size)
@@ -203,38 +203,25 @@ func (m *multiCore[T]) Stats() Stats {
 }
 
 // Release closes the multi-pool and every member pool, as Pool.Release
-// closes one: later submissions fail with ErrPoolClosed, idle workers stop,
-// and blocked callers return ErrPoolClosed. It does not wait for busy
-// workers. Releasing a closed multi-pool does nothing. (ants' MultiPool has
-// no Release.)
+// closes one. (ants' MultiPool has no Release.)
 func (m *multiCore[T]) Release() {
 	m.close()
 }
 
-// ReleaseTimeout releases every member pool and waits, at most timeout, for
-// every task they accepted to run and all their goroutines to exit, the
-// buffered tasks still waiting for a token of the rate limit included (see
-// Pool.ReleaseTimeout). A member pool that does not make it
-// contributes "pool i: operation timed out", wrapping ErrTimeout; the
-// contributions are joined with errors.Join. It returns ErrPoolClosed if
-// already released.
+// ReleaseTimeout is Pool.ReleaseTimeout on every member pool; see MultiPool
+// for its error.
 func (m *multiCore[T]) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, m.ReleaseContext)
 }
 
-// ReleaseContext releases every member pool and waits, until ctx is done,
-// for every task they accepted to run and all their goroutines to exit (see
-// ReleaseTimeout); each member pool that does not make it
-// contributes an error wrapping ctx.Err(), joined with errors.Join. A nil
-// ctx releases without waiting. It returns ErrPoolClosed if already
-// released.
+// ReleaseContext is Pool.ReleaseContext on every member pool; see MultiPool
+// for its error.
 func (m *multiCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, m.close, m.waitDrained)
 }
 
-// WaitReleased waits until the multi-pool has been released, by this or
-// any other call, and every member pool has drained (see
-// Pool.WaitReleased); it returns ctx.Err() if ctx is done first.
+// WaitReleased is Pool.WaitReleased for the multi-pool and every member
+// pool.
 func (m *multiCore[T]) WaitReleased(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	for _, p := range m.pools {
@@ -274,8 +261,8 @@ func (m *multiCore[T]) waitDrained(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Reboot reopens a released multi-pool and all its member pools; it does
-// nothing to an open one. RoundRobin starts again at the first member pool.
+// Reboot reopens a released multi-pool and all its member pools, as
+// Pool.Reboot; RoundRobin starts again at the first member pool.
 func (m *multiCore[T]) Reboot() {
 	m.stateMu.Lock()
 	defer m.stateMu.Unlock()
@@ -294,9 +281,21 @@ func (m *multiCore[T]) Reboot() {
 // one pool's lock. Its member pools are whole Pools, each with its own
 // workers and capacity: unlike a Subpool, which limits a part of a program
 // inside a pool it shares, they split one pool's capacity into pieces.
-// Priority levels (ContextWithPriority) and Pause act in each member pool,
-// and SetRateLimit splits the limit among them: levels order the work
-// waiting in one member pool, not across them.
+// Priority levels (ContextWithPriority) and Pause act in each member pool:
+// levels order the work waiting in one member pool, not across them.
+//
+// Its methods are those of a Pool (see Pool methods in the package doc),
+// applied to every member pool: its counts are the sums of theirs, and the
+// ...ByIndex methods give one member pool's. SetRateLimit splits the limit:
+// each of n member pools gets perSecond/n with a burst of ⌈burst/n⌉, and
+// its tokens serve only its own tasks, so the tasks started over any
+// interval of length T number at most n·⌈burst/n⌉ + perSecond·T; RateLimit
+// returns the limit as set, not the shares. Release closes every member
+// pool before the releases wait for any. A member pool that does not drain
+// in time makes ReleaseTimeout and ReleaseContext return "pool i: " and its
+// error (wrapping ErrTimeout, or ctx.Err()), joined with those of the
+// others by errors.Join; either returns ErrPoolClosed if the multi-pool was
+// already released.
 //
 // A MultiPool is safe for concurrent use by multiple goroutines. It must be
 // created with NewMultiPool. It is a handle, as in ants: a copy of a
@@ -317,7 +316,7 @@ func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...O
 	return &MultiPool{core}, nil
 }
 
-// Submit submits task to the member pool chosen by the strategy; see
+// Submit submits task to the member pool chosen by the strategy, as
 // Pool.Submit.
 func (mp *MultiPool) Submit(task func()) error {
 	if task == nil {
@@ -344,7 +343,8 @@ func (mp *MultiPool) TrySubmit(task func()) error {
 }
 
 // MultiPoolWithFuncGeneric spreads calls of one function over several
-// PoolWithFuncGeneric[T] by a LoadBalancingStrategy.
+// PoolWithFuncGeneric[T] by a LoadBalancingStrategy. Its methods but the
+// Invoke family are MultiPool's.
 //
 // It is safe for concurrent use by multiple goroutines and must be created
 // with NewMultiPoolWithFuncGeneric. It is a handle, as MultiPool is.
@@ -385,7 +385,8 @@ func (mp *MultiPoolWithFuncGeneric[T]) Invoke(arg T) error {
 	return mp.submit(context.Background(), arg, false)
 }
 
-// InvokeContext is Invoke for a caller that gives up when ctx is done.
+// InvokeContext is Invoke for a caller that gives up when ctx is done; see
+// PoolWithFuncGeneric.InvokeContext.
 func (mp *MultiPoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error {
 	return mp.submit(ctx, arg, false)
 }
@@ -395,9 +396,24 @@ func (mp *MultiPoolWithFuncGeneric[T]) TryInvoke(arg T) error {
 	return mp.submit(context.Background(), arg, true)
 }
 
-// Pause pauses every member pool (see Pool.Pause) and waits until none runs
-// a task, or ctx is done; the member pools stay paused either way. Pause on
-// a released multi-pool returns nil at once and changes nothing.
+// The methods of MultiPoolWithFuncGeneric[any] that MultiPoolWithFunc
+// declares again, as PoolWithFunc does those of PoolWithFuncGeneric[any].
+
+// Invoke is MultiPoolWithFuncGeneric.Invoke.
+func (mp *MultiPoolWithFunc) Invoke(arg any) error { return mp.MultiPoolWithFuncGeneric.Invoke(arg) }
+
+// InvokeContext is MultiPoolWithFuncGeneric.InvokeContext.
+func (mp *MultiPoolWithFunc) InvokeContext(ctx context.Context, arg any) error {
+	return mp.MultiPoolWithFuncGeneric.InvokeContext(ctx, arg)
+}
+
+// TryInvoke is MultiPoolWithFuncGeneric.TryInvoke.
+func (mp *MultiPoolWithFunc) TryInvoke(arg any) error {
+	return mp.MultiPoolWithFuncGeneric.TryInvoke(arg)
+}
+
+// Pause pauses every member pool, then waits until none runs a task, as
+// Pool.Pause does for one.
 func (m *multiCore[T]) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	if m.closed.Load() {
@@ -421,7 +437,7 @@ func (m *multiCore[T]) Pause(ctx context.Context) error {
 	return nil
 }
 
-// Resume resumes every member pool; see Pool.Resume.
+// Resume resumes every member pool, as Pool.Resume.
 func (m *multiCore[T]) Resume() {
 	for _, p := range m.pools {
 		p.Resume()
@@ -431,11 +447,8 @@ func (m *multiCore[T]) Resume() {
 // Paused reports whether the member pools are paused.
 func (m *multiCore[T]) Paused() bool { return m.pools[0].Paused() }
 
-// SetRateLimit sets the rate limit of the multi-pool: each of its n member
-// pools gets perSecond/n with a burst of ⌈burst/n⌉, and its tokens serve
-// only its own tasks, so the tasks started over any interval of length T
-// number at most n·⌈burst/n⌉ + perSecond·T. It returns ErrInvalidRateLimit,
-// and changes nothing, for invalid values (see WithRateLimit).
+// SetRateLimit splits a rate limit among the member pools (see MultiPool),
+// as Pool.SetRateLimit sets one's.
 func (m *multiCore[T]) SetRateLimit(perSecond float64, burst int) error {
 	if err := checkRateLimit(perSecond, burst); err != nil {
 		return err
@@ -450,8 +463,7 @@ func (m *multiCore[T]) SetRateLimit(perSecond float64, burst int) error {
 	return nil
 }
 
-// RateLimit returns the multi-pool's rate limit as last set (WithRateLimit,
-// SetRateLimit), not its member pools' shares.
+// RateLimit returns the multi-pool's rate limit as last set, not the shares.
 func (m *multiCore[T]) RateLimit() (perSecond float64, burst int) {
 	m.stateMu.Lock()
 	defer m.stateMu.Unlock()

@@ -215,25 +215,8 @@ func (p *poolCore[T]) paced(gen uint64) {
 	p.countOut() // its last act: the wake-ups are sent on the pool's behalf
 }
 
-// Pause stops the pool from starting tasks. Tasks already running finish;
-// no other task starts until Resume. Submitted tasks wait as they do in a
-// full pool: in the buffer while it has room, otherwise their callers wait,
-// or are refused where they would be refused by a full pool (Nonblocking,
-// TrySubmit, MaxBlockingTasks). Pause returns nil once no task of the pool
-// is running (at once, whatever ctx, if none is), or ctx.Err() if ctx is
-// done first; the pool stays paused either way. Pausing a paused pool only
-// waits. A nil ctx is context.Background(). Pause on a released pool
-// returns nil at once and changes nothing.
-//
-// A task counts as running from when it is given a worker: one taken from
-// the buffer just before Pause still starts, and Pause waits for it. The
-// purge goes on reaping idle workers while the pool is paused.
-//
-// Pause and Resume are not counted: a Resume, or a Release, from another
-// goroutine while Pause waits undoes the pause, and Pause still returns nil
-// once no task runs, with the pool no longer paused. A program that needs
-// the pool paused on return checks Paused, or lets one goroutine own the
-// pause.
+// Pause stops the pool from starting tasks until Resume, and waits until
+// none runs, or ctx is done; see the package doc.
 func (p *poolCore[T]) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	p.lock.Lock()
@@ -268,8 +251,7 @@ func (p *poolCore[T]) noteIdleLocked() {
 	}
 }
 
-// Resume lets a paused pool start tasks again, in the order they would
-// have started. Resuming a pool that is not paused does nothing.
+// Resume lets a paused pool start tasks again; see the package doc.
 func (p *poolCore[T]) Resume() {
 	p.lock.Lock()
 	if !p.paused {
@@ -288,11 +270,7 @@ func (p *poolCore[T]) Resume() {
 // Paused reports whether the pool is paused.
 func (p *poolCore[T]) Paused() bool { return p.pausedFlag.Load() }
 
-// SetRateLimit changes the pool's rate limit at once (see WithRateLimit);
-// it returns ErrInvalidRateLimit, and changes nothing, for invalid values.
-// Lowering the burst drops the tokens above it; raising the rate admits
-// waiting work at the new rate; removing the limit admits everything the
-// slots allow.
+// SetRateLimit changes the pool's rate limit at once; see the package doc.
 func (p *poolCore[T]) SetRateLimit(perSecond float64, burst int) error {
 	if err := checkRateLimit(perSecond, burst); err != nil {
 		return err
@@ -309,8 +287,7 @@ func (p *poolCore[T]) SetRateLimit(perSecond float64, burst int) error {
 	return nil
 }
 
-// RateLimit returns the rate limit as last set (WithRateLimit,
-// SetRateLimit): perSecond <= 0 or +Inf means none.
+// RateLimit returns the rate limit as last set (none: perSecond <= 0 or +Inf).
 func (p *poolCore[T]) RateLimit() (perSecond float64, burst int) {
 	p.lock.Lock()
 	defer p.lock.Unlock()

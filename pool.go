@@ -6,7 +6,9 @@ import "context"
 //
 // A Pool is safe for concurrent use by multiple goroutines. It must be
 // created with NewPool. A Pool is a handle, as in ants: a copy of a Pool
-// value is the same pool, and two handles of one pool compare equal.
+// value is the same pool, and two handles of one pool compare equal. Its
+// methods but Submit, SubmitContext and TrySubmit are those of every pool
+// kind, described once in the package doc, under Pool methods.
 type Pool struct {
 	*poolCore[func()]
 }

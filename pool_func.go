@@ -7,7 +7,8 @@ import "context"
 //
 // A PoolWithFuncGeneric is safe for concurrent use by multiple goroutines.
 // It must be created with NewPoolWithFuncGeneric. It is a handle, as Pool
-// is: a copy of a PoolWithFuncGeneric value is the same pool.
+// is: a copy of a PoolWithFuncGeneric value is the same pool. Its methods
+// but the Invoke family are Pool's (Pool methods in the package doc).
 type PoolWithFuncGeneric[T any] struct {
 	*poolCore[T]
 }
@@ -66,6 +67,21 @@ func (p *PoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error
 func (p *PoolWithFuncGeneric[T]) TryInvoke(arg T) error {
 	return p.submit(context.Background(), arg, true)
 }
+
+// The methods of PoolWithFuncGeneric[any] that PoolWithFunc declares again,
+// with the same signatures, so that its documentation lists them: go doc
+// does not show the methods it gets from an exported embedded type.
+
+// Invoke is PoolWithFuncGeneric.Invoke.
+func (p *PoolWithFunc) Invoke(arg any) error { return p.PoolWithFuncGeneric.Invoke(arg) }
+
+// InvokeContext is PoolWithFuncGeneric.InvokeContext.
+func (p *PoolWithFunc) InvokeContext(ctx context.Context, arg any) error {
+	return p.PoolWithFuncGeneric.InvokeContext(ctx, arg)
+}
+
+// TryInvoke is PoolWithFuncGeneric.TryInvoke.
+func (p *PoolWithFunc) TryInvoke(arg any) error { return p.PoolWithFuncGeneric.TryInvoke(arg) }
 
 // applyEach returns the engine's task function for a pool that calls pf
 // with each argument, or nil if pf is nil.

@@ -24,8 +24,8 @@ import (
 // otherwise (LockYielding), and so does every waiter of a lock whose owner
 // set goroutineYield: the pool of far more workers than Ps, where a waiter
 // is more often behind a holder that waits for a P than behind one whose
-// thread was descheduled, and where the thread yield was measured slower
-// (DESIGN.md, "The spinlock's yield").
+// thread was descheduled. DESIGN.md, "The experiments that chose the
+// design" (the spinlock's yield), has the measurements behind both.
 //
 // The zero value is unlocked. A spinLock must not be copied after first use.
 type spinLock struct {
@@ -45,7 +45,7 @@ func (l *spinLock) setGoroutineYield(on bool) {
 }
 
 // spinBackoffCap bounds the number of runtime.Gosched calls between two
-// attempts. Critical sections are a few dozen nanoseconds long, so a waiter
+// attempts. Critical sections are short (DESIGN.md, "The lock"), so a waiter
 // that has yielded 16 times in a row is behind a holder that was preempted;
 // yielding more would only delay it once the holder runs again.
 const spinBackoffCap = 16

@@ -106,18 +106,14 @@ func (s *Subpool) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, s.ReleaseContext)
 }
 
-// ReleaseContext is Release followed by a wait, until ctx is done, until
-// every task that holds a slot has finished; it then returns ctx.Err(). It
-// returns ErrPoolClosed if the sub-pool was already closed. With a nil ctx
-// it is Release and returns nil without waiting.
+// ReleaseContext is ReleaseTimeout with a wait until ctx is done, as for a
+// Pool: it then returns ctx.Err(), and with a nil ctx it does not wait.
 func (s *Subpool) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, s.close, s.waitDrained)
 }
 
-// WaitReleased waits until the sub-pool has been released, by this or any
-// other call, and holds nothing (see ReleaseContext); it returns ctx.Err()
-// if ctx is done first. It does not release the sub-pool (see
-// Pool.WaitReleased).
+// WaitReleased waits until the sub-pool has been released, by any call, and
+// holds nothing (see ReleaseTimeout), as it does for a Pool.
 func (s *Subpool) WaitReleased(ctx context.Context) error {
 	return waitReleased(orBackground(ctx), &s.mu, s.closed.Load, &s.released, s.waitDrained)
 }
@@ -165,13 +161,10 @@ func (s *Subpool) Stats() Stats {
 // Pause stops the sub-pool from handing its tasks to its parent; the
 // parent's other work goes on. Tasks already handed to the parent still
 // start, and Pause waits for them: it returns nil once none of the
-// sub-pool's tasks holds a slot, or ctx.Err() if ctx is done first; the
-// sub-pool stays paused either way. Callers wait for a slot as they do in a
-// full sub-pool, and TrySubmit is refused. Pausing a paused sub-pool only
-// waits; a nil ctx is context.Background(); Pause on a released sub-pool
-// returns nil at once and changes nothing. As for a Pool, a Resume or a
-// Release from another goroutine while Pause waits undoes the pause, and
-// Pause still returns nil once the sub-pool has drained.
+// sub-pool's tasks holds a slot, or ctx.Err() if ctx is done first. Callers
+// wait for a slot as they do in a full sub-pool, and TrySubmit is refused.
+// The rest is as for a Pool (see Pool methods in the package doc): a paused
+// or released sub-pool, a nil ctx, and a Resume or Release meanwhile.
 func (s *Subpool) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	s.mu.Lock()

@@ -37,10 +37,10 @@ import (
 // That rule suits tasks that compute: a busy worker is soon back for the
 // ring. Tasks that block (sleep, wait on I/O) keep their workers away, and
 // the chain then runs one wake-up at a time, each waiting for the woken
-// worker to be scheduled, while the submitter fills the ring; with ants'
-// own benchmark (10 ms sleeps at capacity 50,000) that made the pool about
-// a quarter slower than ants. So the pool times each worker's start and
-// one wake-up in eight to the end of the task it led to (wokenRun). While
+// worker to be scheduled, while the submitter fills the ring, and the pool
+// fell behind ants on ants' own benchmark of sleeping tasks (DESIGN.md,
+// "The wake rule", has the figures). So the pool times each worker's start
+// and one wake-up in eight to the end of the task it led to (wokenRun). While
 // that average is over blockingRun (blocking), submitters yield their
 // goroutine as they wait for the lock (LockYielding), and once more than
 // handBacklog reserved tasks wait for the chain, the submitter hands each
@@ -60,8 +60,8 @@ import (
 // that finds no slot parks, and a handed task would wait for its worker to
 // wake while the busy worker, which would have taken it from the ring,
 // takes a parked caller's task instead: more wake-ups and parks per task,
-// and about a third slower at capacity 2 with no-op tasks (BENCHMARKS.md,
-// "The buffered path").
+// and a slower pool (DESIGN.md, "The experiments that chose the design",
+// on handing a woken worker its task, has the measurements).
 
 // wake wakes w, a worker detached from the idle queue, and the workers
 // linked from it by nextWake; a nil w is a no-op. It is called without
@@ -151,8 +151,8 @@ const blockingRun = 50 * time.Microsecond
 // (handEachLocked). The chain costs the submitter nothing and is fast
 // enough when the pool's tasks are spread over several pools (ants'
 // AntsMultiPool: 10 pools of 5,000); a single pool's submitter outruns
-// it (AntsPool). At about a microsecond a link, 64 tasks wait for it at
-// most about as long as one task that blocks runs.
+// it (AntsPool). 64 tasks wait for the chain at most about as long as one
+// task that blocks runs (DESIGN.md, "The wake rule").
 const handBacklog = 64
 
 // noteWokenRunLocked adds run, the time from a worker's wake-up to the end
@@ -264,23 +264,23 @@ func (w *goWorker[T]) sampleTask() {
 // 8*recoverySamples tasks of each worker, however it takes them. The clock
 // readings of a sample cost about as much as a no-op task, and a stream of
 // tasks that computes goes mostly from the ring to the workers without a
-// wake-up, where counting every task was measured slower (DESIGN.md, "The
-// wake rule").
+// wake-up, where counting every task would cost it (DESIGN.md, "The wake
+// rule", has the measurement).
 //
 // While tasks are long (wokenRun over longTaskRun), the worker yields its
 // P to the callers. The runtime runs a goroutine that another readies next
 // on the readier's P, and another P takes it from there only after a wait
-// that Linux stretches from 3 µs to its timer slack, about 50 µs. A
-// readier that blocks at once, as a sender on a channel usually does,
-// loses nothing; a worker that goes on to run a long task leaves the
-// caller waiting behind it while the other P idles, and the caller cannot
-// submit its next task: one submitter of long tasks to a pool of
-// GOMAXPROCS workers got one core of two. Once the worker has yielded,
+// that Linux stretches to its timer slack. A readier that blocks at once,
+// as a sender on a channel usually does, loses nothing; a worker that goes
+// on to run a long task leaves the caller waiting behind it while the
+// other P idles, and the caller cannot submit its next task, so that one
+// submitter of long tasks keeps only part of the pool's cores busy.
+// Once the worker has yielded,
 // this P runs the caller, which submits again, and the worker goes on
 // from the global run queue. With short tasks the wait is short and the
 // yield would cost more than it gives back; with tasks that block, the
-// task frees the P for the caller by itself. BENCHMARKS.md has the
-// measurements.
+// task frees the P for the caller by itself. DESIGN.md, "A producer faster
+// than the workers", has the measurements.
 //
 // A worker that woke another worker does not yield: the woken worker
 // runs on this P while the yielding one waits in the global run queue,
@@ -292,9 +292,9 @@ func (p *poolCore[T]) afterWakeLocked(taken *waiter[T], woke bool) (yield, sampl
 }
 
 // longTaskRun is the wokenRun above which tasks are long: workers yield to
-// the callers they wake (afterWakeLocked). Several times what a yield costs,
-// and above what the lock adds to a wake-up of a no-op task (100-700 ns
-// measured with 64 submitters).
+// the callers they wake (afterWakeLocked): several times what a yield
+// costs, and above what the lock adds to a wake-up of a no-op task
+// (DESIGN.md, "A producer faster than the workers").
 const longTaskRun = time.Microsecond
 
 // wakeReason is what wakeIdleLocked wakes idle workers for.

@@ -370,16 +370,17 @@ func (p *poolCore[T]) afterTask(w *goWorker[T]) (arg T, ok bool) {
 
 // callerWaitBeforeYield is how long a caller that a worker let into the
 // buffer may have waited to run before the worker yields to it, once the
-// buffer has drained to half (yieldToCallers): about a hundred times the
-// cost of the yield, and longer than no-op tasks take to drain half of a
-// buffer of the usual sizes, so that only workers whose tasks are long
-// enough for the caller's wait to idle them yield.
+// buffer has drained to half (yieldToCallers): many times the cost of the
+// yield, and longer than no-op tasks take to drain half of a buffer of the
+// usual sizes, so that only workers whose tasks are long enough for the
+// caller's wait to idle them yield (DESIGN.md, "A producer faster than the
+// workers").
 const callerWaitBeforeYield = 10 * time.Microsecond
 
 // yieldMinBuffer is the smallest buffer for which workers yield to the
 // callers they let in (yieldToCallers): in a smaller one the clock
-// readings cost more than the runway gives back (WithQueueSize(2) at
-// capacity 2 was 11% slower from one submitter).
+// readings cost more than the runway gives back (DESIGN.md, "A producer
+// faster than the workers").
 const yieldMinBuffer = 8
 
 // yieldToCallers is what a worker on the buffered fast path does once the
@@ -390,10 +391,10 @@ const yieldMinBuffer = 8
 // P, after it, and no other P takes it while all are busy. So a producer
 // that a busy worker lets into the buffer stays runnable behind that
 // worker, and the other workers empty the buffer and park before it
-// submits again: with tasks of about 2 µs at capacity 2, a third of the
-// CPU went idle that way, and a channel pool loses the same (BENCHMARKS.md,
-// "The buffered path"). Yielding here lets the producer refill the buffer
-// while the other workers still have half of it to run.
+// submits again, leaving CPU idle, as a channel pool does too (DESIGN.md,
+// "A producer faster than the workers", has the measurements). Yielding
+// here lets the producer refill the buffer while the other workers still
+// have half of it to run.
 func (p *poolCore[T]) yieldToCallers(w *goWorker[T]) {
 	w.letIn = false
 	if p.callersWaking.Load() > 0 && time.Duration(nanotime()-w.letInAt) > callerWaitBeforeYield {

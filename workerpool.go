@@ -18,7 +18,8 @@ type Worker[T, R any] interface {
 // tasks: each worker goroutine owns one Worker, a connection, a parser or a
 // scratch buffer, and runs every task it takes on it. It is tunny's model,
 // typed, on the engine of every other pool kind: the same goroutine bound,
-// expiry, task buffer, Tune, Release and Stats.
+// expiry, task buffer, Tune, Release and Stats. Its methods but Process and
+// Go are Pool's (Pool methods in the package doc).
 //
 // # Workers
 //
