@@ -11,6 +11,9 @@
 // nothing per task; a MultiPool spreads either over several pools, for many
 // submitters. Submit waits while the pool is full, SubmitContext until a
 // context ends, TrySubmit never; WithQueueSize gives the pool a task buffer.
+// To shut down without losing work, ReleaseTimeout and ReleaseContext
+// release the pool and wait for every task it accepted; WaitReleased waits
+// for a pool that something else released.
 // Beyond that:
 //
 //   - a task's result: Go, which returns a Future;
@@ -18,7 +21,8 @@
 //   - the typed results of a set, in order: ResultGroup;
 //   - callbacks run one at a time, in the order of their tasks: Stream;
 //   - a function over a sequence, lazily, with at most a window of calls
-//     in flight: Map (results in order) and MapUnordered, for range;
+//     in flight: Map (results in order) and MapUnordered, for range (Go
+//     1.23; on Go 1.22, call the sequence with a yield function);
 //   - one task at a time per key, in order: Keyed;
 //   - a limit of its own for one part of a program, inside a shared pool:
 //     Subpool;
@@ -177,14 +181,19 @@
 //
 // # Differences from ants
 //
-// Importing the package starts no goroutine, and an idle pool holds none;
-// Submit(nil) returns ErrNilTask; PoolWithFunc.Invoke(nil) calls the
-// function with nil; a shrinking Tune binds at once; Running counts a worker
-// told to stop (by the purge, Release or a shrinking Tune) out at once, so it
-// never exceeds Cap outside a shrinking Tune; Reboot does not wait for the
-// workers of the released pool; MultiPool release errors wrap the member
-// pools' errors (errors.Is(err, ErrTimeout)); and MultiPool has a Release
-// method.
+// Every difference a program could notice is a fix: importing the package
+// starts no goroutine, and an idle pool holds none; Submit(nil) returns
+// ErrNilTask; PoolWithFunc.Invoke(nil) calls the function with nil; a
+// caller blocked in Submit is woken by every event that frees capacity,
+// never left for the purge tick; callers blocked at Release get
+// ErrPoolClosed at once; a shrinking Tune binds at once; Running counts a
+// worker told to stop (by the purge, Release or a shrinking Tune) out at
+// once, so it never exceeds Cap outside a shrinking Tune; Reboot does not
+// wait for the workers of the released pool; when ReleaseTimeout or
+// ReleaseContext returns nil no goroutine of the pool is left; MultiPool
+// release errors wrap the member pools' errors (errors.Is(err,
+// ErrTimeout)); and MultiPool has a Release method. The module needs Go
+// 1.22 or newer (ants v2.12.1: Go 1.19).
 package ants
 
 import (
