@@ -192,7 +192,7 @@ func TestMeasureAccountsForEveryRequest(t *testing.T) {
 	var out bytes.Buffer
 	flowsfile.WriteSection(&out, f)
 	for _, want := range []string{"| e62cffed/ants flows |", "| one FIFO pool |", "| Subpool per tenant |",
-		"**unequal backlogs, weights 1**", "**weights 3:1**", "Targets, for e62cffed/ants flows", "service ratio within ±5% of 3:1"} {
+		"**unequal backlogs, weights 1**", "**weights 3:1**", "The bounds the design aims at, for e62cffed/ants flows", "service ratio within ±5% of 3:1"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the section lacks %q:\n%s", want, out.String())
 		}

@@ -124,7 +124,7 @@ func TestMeasureAccountsForEveryRequest(t *testing.T) {
 	}
 	var out bytes.Buffer
 	overloadfile.WriteSection(&out, f)
-	for _, want := range []string{"| e62cffed/ants target |", "| large FIFO buffer |", "| ants v2.12.1 Nonblocking |", "**5× sustained**", "**burst on idle**", "Targets, for e62cffed/ants target"} {
+	for _, want := range []string{"| e62cffed/ants target |", "| large FIFO buffer |", "| ants v2.12.1 Nonblocking |", "**5× sustained**", "**burst on idle**", "The bounds the design aims at, for e62cffed/ants target"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the section lacks %q:\n%s", want, out.String())
 		}

@@ -313,12 +313,12 @@ func WriteSection(out io.Writer, f *File) {
 	}
 	fmt.Fprintln(out)
 	if ours, ok := f.targeted(); ok {
-		fmt.Fprintf(out, "Targets, for %s:\n\n", ours)
+		fmt.Fprintf(out, "The bounds the design aims at, for %s, as this run measured them:\n\n", ours)
 	}
 	for _, t := range Evaluate(f) {
-		verdict := "**met**"
+		verdict := "holds"
 		if !t.Met {
-			verdict = "**missed**"
+			verdict = "**does not hold**"
 		}
 		fmt.Fprintf(out, "- %s: %s (%s)\n", t.Name, verdict, t.Measured)
 	}
