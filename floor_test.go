@@ -1,7 +1,7 @@
 // This file holds one benchmark and nothing else: BenchmarkFloorFullPool,
-// kept because BENCHMARKS.md ("Where the floor is") cites its figures for
-// the skeleton beside the unbuffered channel pool. No test uses the
-// skeleton; delete the file once that section no longer needs them.
+// kept because DESIGN.md ("The floor") cites it for the skeleton beside the
+// unbuffered channel pool. No test uses the skeleton; delete the file once
+// that section no longer needs it.
 
 package ants
 
@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// BenchmarkFloorFullPool measures the floor of the design card's shape for a
+// BenchmarkFloorFullPool measures the floor of the pool's shape for a
 // pool that is always full (capacity GOMAXPROCS, more submitters than
 // workers): the smallest bounded queue built from the same parts, a
 // spinLock and sync.Conds, against the unbuffered channel pool. Every submit
@@ -23,8 +23,7 @@ import (
 // lock and the Cond's runtime lock to Signal; a channel does all of this
 // under its one lock. The pool is a little faster than this skeleton (its
 // workers park on channels, and it signals after unlocking), but its
-// waiting callers pay the same Cond cycle (BENCHMARKS.md, "Where the floor
-// is"):
+// waiting callers pay the same Cond cycle (DESIGN.md, "The floor"):
 //
 //	go test -run '^$' -bench 'FloorFullPool|Submit$/cap=2/|ChannelPoolUnbuffered$/cap=2/' -benchtime 200000x -count 6 . | tee floor.txt
 func BenchmarkFloorFullPool(b *testing.B) {
