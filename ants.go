@@ -34,8 +34,7 @@
 //     sees it: WithQueueTimeout, WithQueueTarget, WithDropHandler (Overload);
 //   - to watch it: Stats, WithObserver (and DropObserver), NewSlogLogger.
 //
-// Go, the groups, Stream, Map, Keyed and Subpool run on any Submitter: a
-// Pool, a MultiPool, a Subpool, or a type of the program's own.
+// The wrappers run on any Submitter, a type of the program's own included.
 //
 // # Overload
 //
@@ -89,11 +88,11 @@
 // at the rate limit if set), and exit. Releasing a closed pool does nothing.
 // ReleaseTimeout is Release followed by a wait, at most timeout, for every
 // accepted task to run, buffered ones included, and every goroutine of the
-// pool to exit, else ErrTimeout. ReleaseContext waits until ctx is done
-// instead, then returns ctx.Err(); with a nil ctx it does not wait. Both
-// return ErrPoolClosed on a closed pool. Reboot reopens a released pool (an
-// open one is left as is) without waiting, unlike ants, for the old workers:
-// those still busy serve the reopened pool when their task ends.
+// pool to exit, else ErrTimeout. ReleaseContext bounds the same wait by ctx,
+// returning ctx.Err() if it ends first; with a nil ctx it does not wait.
+// Both return ErrPoolClosed on a closed pool. Reboot reopens a released pool
+// (an open one is left as is) without waiting, unlike ants, for the old
+// workers: those still busy serve the reopened pool when their task ends.
 //
 // WaitReleased waits until the pool has been released, by any call (a
 // context.AfterFunc(ctx, p.Release) of the program's, say), and has drained
@@ -201,14 +200,10 @@ func Free() int { return defaultPool().Free() }
 // Release closes the default pool; see Pool.Release.
 func Release() { defaultPool().Release() }
 
-// ReleaseTimeout closes the default pool and waits for every task it
-// accepted to run and every goroutine of it to exit; see
-// Pool.ReleaseTimeout.
+// ReleaseTimeout is Pool.ReleaseTimeout on the default pool.
 func ReleaseTimeout(timeout time.Duration) error { return defaultPool().ReleaseTimeout(timeout) }
 
-// ReleaseContext closes the default pool and waits for every task it
-// accepted to run and every goroutine of it to exit; see
-// Pool.ReleaseContext.
+// ReleaseContext is Pool.ReleaseContext on the default pool.
 func ReleaseContext(ctx context.Context) error { return defaultPool().ReleaseContext(ctx) }
 
 // Reboot reopens the default pool after a release.

@@ -236,8 +236,7 @@ func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, p.ReleaseContext)
 }
 
-// ReleaseContext closes the pool and waits until ctx is done for it to
-// drain.
+// ReleaseContext closes the pool and waits for it to drain, or for ctx.
 func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, p.close, p.waitDrained)
 }

@@ -14,7 +14,7 @@ type flowKey struct{}
 // waiting flows take turns by deficit round robin: a flow that starts to
 // wait while k others wait at its level gets a worker within the sum of
 // their weights, plus one, grants at that level; within a flow the order is
-// FIFO (newest first while overloaded, see WithQueueTarget). As a level, a
+// FIFO (newest first while overloaded, see WithQueueTarget). Like a level, a
 // flow matters only while work waits, and within one pool or Subpool (whose
 // flows each weigh 1), not across a MultiPool's member pools. The flow goes
 // wherever the context goes (a Keyed key's runner waits in the flow of the

@@ -14,42 +14,25 @@ type Option func(opts *Options)
 // The zero value is a valid configuration: a blocking pool whose idle
 // workers expire after DefaultCleanIntervalTime.
 type Options struct {
-	// ExpiryDuration is how long a worker may idle (WithExpiryDuration).
-	ExpiryDuration time.Duration
-	// PreAlloc allocates the queue of idle workers up front (WithPreAlloc).
-	PreAlloc bool
-	// MaxBlockingTasks limits how many callers wait at once (WithMaxBlockingTasks).
-	MaxBlockingTasks int
-	// Nonblocking makes a full pool refuse instead of waiting (WithNonblocking).
-	Nonblocking bool
-	// PanicHandler receives the panics of tasks (WithPanicHandler).
-	PanicHandler func(any)
-	// Logger receives the pool's messages; nil: standard error, prefix "[ants]: " (WithLogger).
-	Logger Logger
-	// DisablePurge keeps idle workers until Release (WithDisablePurge).
-	DisablePurge bool
-	// QueueSize is the capacity of the task buffer (WithQueueSize).
-	QueueSize int
-	// MinWorkers is how many workers the purge keeps alive (WithMinWorkers).
-	MinWorkers int
-	// Observer is told each task's wait and run time (WithObserver).
-	Observer Observer
-	// Adaptive lets the pool set its own capacity (WithAdaptiveCapacity).
-	Adaptive *AdaptiveCapacity
-	// PriorityAging makes waiting work gain levels (WithPriorityAging).
-	PriorityAging time.Duration
-	// RateLimit and RateBurst limit how fast tasks start (WithRateLimit).
-	RateLimit float64
-	RateBurst int
-	// QueueTimeout drops work that waited this long (WithQueueTimeout).
-	QueueTimeout time.Duration
-	// QueueTarget and QueueTargetInterval turn on CoDel (WithQueueTarget).
-	QueueTarget         time.Duration
-	QueueTargetInterval time.Duration
-	// DropHandler is told of each plain task dropped (WithDropHandler).
-	DropHandler func(ctx context.Context, task any, err error)
-	// FlowWeight gives each flow its weight (WithFlowWeights).
-	FlowWeight func(flow string) int
+	ExpiryDuration      time.Duration                                  // how long a worker may idle (WithExpiryDuration)
+	PreAlloc            bool                                           // allocate the queue of idle workers up front (WithPreAlloc)
+	MaxBlockingTasks    int                                            // how many callers may wait at once (WithMaxBlockingTasks)
+	Nonblocking         bool                                           // refuse instead of waiting when full (WithNonblocking)
+	PanicHandler        func(any)                                      // receives the panics of tasks (WithPanicHandler)
+	Logger              Logger                                         // nil: standard error, prefix "[ants]: " (WithLogger)
+	DisablePurge        bool                                           // keep idle workers until Release (WithDisablePurge)
+	QueueSize           int                                            // capacity of the task buffer (WithQueueSize)
+	MinWorkers          int                                            // workers the purge keeps alive (WithMinWorkers)
+	Observer            Observer                                       // told each task's wait and run time (WithObserver)
+	Adaptive            *AdaptiveCapacity                              // the pool sets its own capacity (WithAdaptiveCapacity)
+	PriorityAging       time.Duration                                  // waiting work gains levels (WithPriorityAging)
+	RateLimit           float64                                        // tasks started a second (WithRateLimit)
+	RateBurst           int                                            // tasks started in a row (WithRateLimit)
+	QueueTimeout        time.Duration                                  // drop work that waited this long (WithQueueTimeout)
+	QueueTarget         time.Duration                                  // CoDel's target (WithQueueTarget)
+	QueueTargetInterval time.Duration                                  // CoDel's interval (WithQueueTarget)
+	DropHandler         func(ctx context.Context, task any, err error) // told of each plain task dropped (WithDropHandler)
+	FlowWeight          func(flow string) int                          // gives each flow its weight (WithFlowWeights)
 
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
@@ -94,10 +77,11 @@ func WithPreAlloc(preAlloc bool) Option {
 	}
 }
 
-// WithMaxBlockingTasks sets Options.MaxBlockingTasks: at most n callers
-// wait in Submit or Invoke at once, and the next gets ErrPoolOverload. 0 means
-// no limit; negative, as in ants, lets none wait. It has no effect with
-// Nonblocking; with a task buffer, callers wait only once it is full.
+// WithMaxBlockingTasks sets Options.MaxBlockingTasks: at most that many
+// callers wait in Submit or Invoke at once, and the next gets
+// ErrPoolOverload. 0 means no limit; negative, as in ants, lets none wait.
+// It has no effect with Nonblocking; with a task buffer, callers wait only
+// once it is full.
 func WithMaxBlockingTasks(maxBlockingTasks int) Option {
 	return func(opts *Options) {
 		opts.MaxBlockingTasks = maxBlockingTasks

@@ -37,7 +37,7 @@ func WithQueueTarget(target, interval time.Duration) Option {
 	}
 }
 
-// DefaultQueueTargetInterval is the interval of WithQueueTarget when given as 0.
+// DefaultQueueTargetInterval is WithQueueTarget's interval when given as 0.
 const DefaultQueueTargetInterval = 100 * time.Millisecond
 
 // WithDropHandler sets Options.DropHandler: handler is called once for each

@@ -104,9 +104,8 @@ func (s *Subpool) Submit(task func()) error {
 	return s.submit(context.Background(), task, false, false, nil)
 }
 
-// SubmitContext is Submit for a caller that gives up, with ctx.Err(), when
-// ctx is done, whether it waits for a slot or for the parent; see
-// Pool.SubmitContext.
+// SubmitContext is Submit giving up with ctx.Err() when ctx is done, whether
+// it waits for a slot or for the parent.
 func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
 	return s.submit(orBackground(ctx), task, false, false, nil)
 }

@@ -27,8 +27,7 @@ func (s *Subpool) Free() int {
 	return int(c) - s.held
 }
 
-// Waiting returns the number of callers waiting for a slot (not those
-// waiting for the parent).
+// Waiting returns the callers waiting for a slot, not for the parent.
 func (s *Subpool) Waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -40,7 +39,7 @@ func (s *Subpool) Cap() int {
 	return int(s.capacity.Load())
 }
 
-// IsClosed reports whether the sub-pool (not the parent) is released.
+// IsClosed reports whether the sub-pool is released and not rebooted.
 func (s *Subpool) IsClosed() bool {
 	return s.closed.Load()
 }
@@ -62,9 +61,8 @@ func (s *Subpool) Tune(size int) {
 	s.admitLocked()
 }
 
-// Release closes the sub-pool, never the parent: later submits and callers
-// waiting for a slot get ErrPoolClosed; tasks already holding a slot still
-// run.
+// Release closes the sub-pool, not the parent: submits and waiting callers
+// get ErrPoolClosed; tasks holding a slot still run.
 func (s *Subpool) Release() {
 	s.close()
 }
@@ -88,21 +86,18 @@ func (s *Subpool) close() bool {
 	return true
 }
 
-// ReleaseTimeout is Release followed by a wait, at most timeout, until the
-// sub-pool holds nothing: no slot, no rate-limit timer; see
-// Pool.ReleaseTimeout.
+// ReleaseTimeout is Release, then a wait of at most timeout until the
+// sub-pool holds nothing (no slot, no rate-limit timer), else ErrTimeout.
 func (s *Subpool) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, s.ReleaseContext)
 }
 
-// ReleaseContext is ReleaseTimeout waiting until ctx is done; see
-// Pool.ReleaseContext.
+// ReleaseContext is ReleaseTimeout with the wait bounded by ctx instead.
 func (s *Subpool) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, s.close, s.waitDrained)
 }
 
-// WaitReleased waits until the sub-pool is released and holds nothing; see
-// Pool.WaitReleased.
+// WaitReleased waits until the sub-pool is released and holds nothing.
 func (s *Subpool) WaitReleased(ctx context.Context) error {
 	return waitReleased(orBackground(ctx), &s.mu, s.closed.Load, &s.released, s.waitDrained)
 }
