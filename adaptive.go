@@ -19,8 +19,9 @@ import (
 // learn the lowest run time it lowers the capacity for a few Windows at its
 // first decision, and now and then while full. It cannot see queueing that
 // does not lengthen tasks: a downstream that fails fast looks fast,
-// CPU-bound tasks stop its growth a little above GOMAXPROCS, and tasks under
-// about 20 µs give it no signal. A Window should see many tasks complete.
+// CPU-bound tasks stop its growth a little above GOMAXPROCS (without
+// shrinking a pool that starts higher), and tasks under about 20 µs give it
+// no signal. A Window should see many tasks complete.
 //
 // Tune(n) sets the capacity to n clamped into [Min, Max], and adaptation
 // goes on from there. OnChange is called after each change, in order, never

@@ -77,7 +77,8 @@ func newFuture[T any]() *Future[T] {
 }
 
 // Wait blocks until the future is done and returns the task's value and
-// error; the value is zero if the task was refused, skipped or panicked.
+// error, both as the task returned them; the value is zero if the task was
+// refused, skipped or panicked.
 func (f *Future[T]) Wait() (T, error) {
 	f.finished.Wait()
 	return f.val, f.err

@@ -45,8 +45,9 @@ const DefaultQueueTargetInterval = 100 * time.Millisecond
 // its context (context.Background() for the calls that take none), the task
 // (Submit's func(), Invoke's argument) and ErrQueueTimeout or the context's
 // error. It runs after the pool's lock is released, on the goroutine that
-// dropped the task, and should be fast. Wrappers' tasks are not passed to
-// it: their callers get the error.
+// dropped the task (a worker, a submitter, or the one handling a context's
+// end), which its panic reaches; it should be fast. Wrappers' tasks are not
+// passed to it: their callers get the error.
 func WithDropHandler(handler func(ctx context.Context, task any, err error)) Option {
 	return func(opts *Options) {
 		opts.DropHandler = handler

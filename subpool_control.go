@@ -116,9 +116,9 @@ func (s *Subpool) Reboot() {
 }
 
 // Stats returns the sub-pool's own snapshot: Cap its limit, Running its
-// started tasks, Waiting its callers waiting for a slot, Idle and Queued 0
-// (its tasks wait in the parent); the counters count its tasks, a panic
-// counting at every level of nested sub-pools and in the pool below.
+// started tasks, Waiting its callers waiting for a slot, Idle and Queued 0;
+// the counters count its own tasks and calls, whoever refused them, and a
+// panic counts at every level of nested sub-pools and in the pool below.
 func (s *Subpool) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
