@@ -5,57 +5,35 @@ import (
 	"time"
 )
 
-// AdaptiveCapacity lets the pool set its own capacity between Min and Max
-// from the run time of its tasks: it grows while growing adds throughput and
-// run time stays near the lowest it has seen, and shrinks when run time
-// rises (tasks queue in the downstream). The size given to the constructor
-// is the starting capacity.
-//
-// It is meant for tasks that wait on something of limited concurrency (a
-// database, an API, a disk, a lock): past the number of tasks that
-// something serves at once, more capacity only queues inside it, so every
-// task runs longer for the same throughput. Run time is measured from the
-// start of a task to its end, so it includes that queueing; the time a task
-// waits in the pool before it starts does not count, and a task that
-// panicked is not measured.
+// AdaptiveCapacity lets the pool set its own capacity between Min and Max,
+// starting from the constructor's size, from the run time of its tasks: it
+// grows while growing adds throughput and run time stays near the lowest it
+// has seen, and shrinks when run time rises, as it does when tasks queue in
+// a downstream of limited concurrency (a database, an API, a lock). Run time
+// is from a task's start to its end; the wait in the pool, and panicked
+// tasks, do not count.
 //
 // The pool decides once a Window, when at least 16 tasks accepted at the
 // current capacity have completed; a quiet pool keeps its capacity. Against
-// a downstream that serves K tasks at once it settles a little above K,
-// where run time is a quarter to a half above the lowest. To learn the
-// lowest run time it lowers the capacity for a few Windows at its first
-// decision, and again now and then while the pool is full.
+// a downstream that serves K tasks at once it settles a little above K. To
+// learn the lowest run time it lowers the capacity for a few Windows at its
+// first decision, and now and then while full. It cannot see queueing that
+// does not lengthen tasks: a downstream that fails fast looks fast,
+// CPU-bound tasks stop its growth a little above GOMAXPROCS (without
+// shrinking a pool that starts higher), and tasks under about 20 µs give it
+// no signal. A Window should see many tasks complete.
 //
-// It sees only run time, so it cannot see queueing that does not lengthen
-// the tasks: a downstream that fails fast instead of queueing looks like a
-// fast one, and the pool grows; CPU-bound tasks stop its growth a little
-// above GOMAXPROCS, but do not bring down a pool that starts higher; and
-// tasks shorter than about 20 µs give it no signal of queueing at all. A
-// Window should be long enough for many tasks to complete.
-//
-// Tune(n) sets the capacity to n clamped into [Min, Max] and adaptation goes
-// on from there. Each change of capacity is one that a Tune would make, and
-// OnChange is called after it.
-//
-// OnChange is called once per change, in the order of the changes, never
-// concurrently, on the goroutine that made the change (the caller of Tune,
-// or a worker that has just finished a task) or on one that is calling
-// OnChange already. A panic in OnChange is not a task's: the pool writes it,
-// with its stack, to its Logger, and neither its PanicHandler nor
-// Stats.Panicked sees it; the change stands, and the changes after it are
-// delivered as usual. An OnChange that calls runtime.Goexit ends the
-// goroutine it runs on, once the changes after it have been delivered: the
-// caller of Tune, or a worker, which the pool then counts as one whose task
-// panicked.
-//
-// An AdaptiveCapacity is a plain value: the pool keeps its own copy.
-// Between decisions, adapting costs a task one addition to a fixed window
-// and allocates nothing; the benchmark report has the figures:
-// https://github.com/e62cffed/ants/blob/main/BENCHMARKS.md.
+// Tune(n) sets the capacity to n clamped into [Min, Max], and adaptation
+// goes on from there. OnChange is called after each change, in order, never
+// concurrently, on the goroutine that made it (Tune's caller, or a worker)
+// or one already calling OnChange. Its panic goes to the Logger, is not
+// counted as a task's, and the change stands; its runtime.Goexit ends that
+// goroutine, after the later changes are delivered, as a task's panic. The
+// pool keeps its own copy of an AdaptiveCapacity.
 type AdaptiveCapacity struct {
 	Min, Max int                // 1 <= Min <= Max, else the constructor returns ErrInvalidAdaptiveCapacity
-	Window   time.Duration      // how often it decides; 0 means 100 ms
-	OnChange func(old, new int) // optional; called after each change, never concurrently; its panic is logged
+	Window   time.Duration      // how often it decides; 0 means 100 ms; negative is invalid
+	OnChange func(old, new int) // optional; called after each change
 }
 
 // validate checks a and returns the starting capacity, size clamped into

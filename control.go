@@ -26,8 +26,7 @@ func (p *poolCore[T]) Free() int {
 	return int(c - p.running.Load())
 }
 
-// Waiting returns the number of callers blocked waiting for room, not the
-// buffered tasks; see the package doc.
+// Waiting returns how many callers wait for room (not buffered tasks).
 func (p *poolCore[T]) Waiting() int {
 	p.lock.Lock()
 	n := p.waitq.blocked
@@ -231,20 +230,18 @@ func (p *poolCore[T]) close() bool {
 	return true
 }
 
-// ReleaseTimeout is Release followed by a wait, at most timeout, for the
-// pool to drain; see the package doc.
+// ReleaseTimeout closes the pool and waits, at most timeout, for it to
+// drain.
 func (p *poolCore[T]) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, p.ReleaseContext)
 }
 
-// ReleaseContext is Release followed by a wait, until ctx is done, for the
-// pool to drain; see the package doc.
+// ReleaseContext closes the pool and waits for it to drain, or for ctx.
 func (p *poolCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, p.close, p.waitDrained)
 }
 
-// WaitReleased waits until the pool has been released, by any call, and has
-// drained; see the package doc.
+// WaitReleased waits until the pool is released, by any call, and drained.
 func (p *poolCore[T]) WaitReleased(ctx context.Context) error {
 	return waitReleased(orBackground(ctx), &p.lock, p.closed.Load, &p.released, p.waitDrained)
 }
@@ -297,8 +294,7 @@ func (p *poolCore[T]) noteDrainedLocked() {
 	}
 }
 
-// Reboot reopens a released pool, without waiting for the workers of the
-// released one; see the package doc.
+// Reboot reopens a released pool, not waiting for the old workers.
 func (p *poolCore[T]) Reboot() {
 	p.lock.Lock()
 	defer p.lock.Unlock()

@@ -6,12 +6,9 @@ import (
 )
 
 // Future is the handle of one task started by Go: it is done when the task
-// has returned, panicked, been skipped, or been refused by the pool, and then
-// holds the task's value and error.
-//
-// A Future is safe for concurrent use by multiple goroutines: Wait and Done
-// may be called any number of times, from any goroutine, before or after it
-// is done. It must not be copied after first use.
+// has returned, panicked, been skipped, or been refused, and then holds its
+// value and error. Wait and Done may be called any number of times, from any
+// goroutine. A Future must not be copied after first use.
 type Future[T any] struct {
 	// finished counts one until the future is done; Wait waits on it, which
 	// needs no channel.
@@ -38,28 +35,14 @@ var closedCh = func() chan struct{} {
 	return ch
 }()
 
-// Go runs fn on s and returns a Future for its result, in the manner of
-// pond's Task and Result[R].
-//
-// Go waits for the pool's capacity as SubmitContext does. If ctx is done
-// first, or the pool refuses the task (ErrPoolClosed, ErrPoolOverload), the
-// future is done at once with that error and fn never runs. If ctx is done
-// after the pool accepted the task but before fn starts, as happens to a task
-// waiting in a task buffer, fn is skipped and the error is ctx.Err(); a ctx
-// done while fn runs is fn's to notice. A ctx done before Go is called is
-// the future's error without the pool being asked, so the pool does not
-// count it as rejected. A task the pool drops before it runs (WithQueueTimeout,
-// WithQueueTarget) is done with the drop's error, ErrQueueTimeout or
-// ctx.Err(). A panic in fn becomes a *PanicError, and the worker
-// and the pool carry on: the pool's PanicHandler does not see it, but a
-// pool of this package counts the task in Stats.Panicked. runtime.Goexit in
-// fn becomes a *PanicError too, and ends its worker as in any task. A nil fn
-// gives ErrNilTask, a nil ctx is taken as context.Background(), and a nil s
-// panics (see Submitter).
-//
-// Cost: beside the pool's own, one allocation for the Future and one for the
-// task's closure; Done adds a channel the first time it is called on a
-// future that is not done yet.
+// Go runs fn on s and returns a Future for its result, as pond's Task does.
+// It waits for capacity as SubmitContext does; if ctx is done first, or the
+// pool refuses the task, the future is done at once with that error, and if
+// ctx is done after the pool accepted the task but before fn starts, fn is
+// skipped with ctx.Err(); a ctx done while fn runs is fn's to notice. A
+// dropped task is done with the drop's error, and a panic or runtime.Goexit
+// in fn with a *PanicError (see PanicError). A nil fn gives ErrNilTask; a
+// nil ctx is context.Background(); a nil s panics.
 func Go[T any](ctx context.Context, s Submitter, fn func() (T, error)) *Future[T] {
 	mustSubmitter(s)
 	f := newFuture[T]()
@@ -94,16 +77,14 @@ func newFuture[T any]() *Future[T] {
 }
 
 // Wait blocks until the future is done and returns the task's value and
-// error. The value is T's zero value when the error is not nil because the
-// task was refused, skipped or panicked; a task that returns both a value
-// and an error has both returned.
+// error, both as the task returned them; the value is zero if the task was
+// refused, skipped or panicked.
 func (f *Future[T]) Wait() (T, error) {
 	f.finished.Wait()
 	return f.val, f.err
 }
 
-// Done returns a channel that is closed when the future is done, for use in
-// a select; Wait then returns at once.
+// Done returns a channel closed when the future is done, for a select.
 func (f *Future[T]) Done() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -6,20 +6,12 @@ import (
 	"sync"
 )
 
-// Group runs related tasks on a shared pool and waits for them, in the
-// manner of golang.org/x/sync/errgroup, with the pool, rather than a
-// per-group limit, bounding concurrency. The pool may be shared by many
-// groups and other work.
-//
-// A task that panics or calls runtime.Goexit fails the group with a
-// *PanicError, which Wait reports if it is the first error; the other
-// tasks run as usual. The pool's PanicHandler does not see it; a pool of
-// this package counts it in Stats.Panicked, and its worker goes on after a
-// panic and ends after a Goexit, as after any task's.
-//
-// A Group is created by NewGroup or NewGroupContext; it is safe for
-// concurrent use by multiple goroutines and must not be copied after first
-// use. Wait may be called once all calls to Go and TryGo have been made.
+// Group runs related tasks on a shared pool and waits for them, as
+// golang.org/x/sync/errgroup does, with the pool bounding concurrency. A
+// task that panics or calls runtime.Goexit fails the group with a
+// *PanicError (see PanicError); the other tasks run as usual. A Group is
+// created by NewGroup or NewGroupContext; it is safe for concurrent use by
+// multiple goroutines and must not be copied after first use.
 type Group struct {
 	pool   Submitter
 	ctx    context.Context // never nil; done only for NewGroupContext
@@ -30,19 +22,17 @@ type Group struct {
 	err     error
 }
 
-// NewGroup returns a Group that runs its tasks on p. Every task runs, even
-// after one has failed; Wait returns the first error. It panics if p is nil
-// (see Submitter).
+// NewGroup returns a Group that runs its tasks on p; every task runs, even
+// after one has failed. A nil p panics.
 func NewGroup(p Submitter) *Group {
 	mustSubmitter(p)
 	return &Group{pool: p, ctx: context.Background()}
 }
 
-// NewGroupContext returns a Group that runs its tasks on p, and a context
-// derived from ctx that is cancelled when a task first fails or Wait
-// returns, whichever comes first. Tasks not yet started when it is cancelled
-// are skipped, and Go stops waiting for the pool.
-// A nil ctx is taken as context.Background(); a nil p panics.
+// NewGroupContext is NewGroup with a context derived from ctx (nil:
+// context.Background()) that is cancelled when a task first fails or Wait
+// returns; tasks not started by then are skipped, and Go stops waiting for
+// the pool.
 func NewGroupContext(ctx context.Context, p Submitter) (*Group, context.Context) {
 	g := new(Group)
 	return g, g.initContext(ctx, p)
@@ -57,13 +47,11 @@ func (g *Group) initContext(parent context.Context, p Submitter) context.Context
 	return g.ctx
 }
 
-// Go runs task on the pool. If the pool is full it waits, giving up when
-// the group's context is done. An error from the pool (such as
-// ErrPoolClosed, or the drop's error, ErrQueueTimeout or the context's, of
-// a task the pool dropped before it ran), the task's error, or its panic
-// as a *PanicError, is reported by Wait if it is the first. Once the group's context is done, Go
-// skips task without asking the pool, so that the pool does not count the
-// skip as a rejection; Wait reports the context's error if it is the first.
+// Go runs task on the pool, waiting while it is full until the group's
+// context is done. The pool's refusal or drop, the task's error, or its
+// panic is reported by Wait if it is the first. Once the group's context is
+// done, Go skips task without asking the pool, and Wait reports the
+// context's error.
 func (g *Group) Go(task func() error) {
 	if task == nil {
 		g.fail(ErrNilTask)
@@ -91,11 +79,9 @@ func (g *Group) refused(err error) {
 	g.wg.Done()
 }
 
-// TryGo runs task on the pool only if the pool can take it right now,
-// reporting whether it did, through the pool's TrySubmit. A full pool
-// (ErrPoolOverload) is not an error; any other error from the pool is
-// reported by Wait. A pool that is not a TrySubmitter never takes a task
-// through TryGo.
+// TryGo runs task only if the pool can take it now (its TrySubmit),
+// reporting whether it did; ErrPoolOverload is not an error, and a pool that
+// is not a TrySubmitter takes nothing.
 func (g *Group) TryGo(task func() error) bool {
 	if task == nil {
 		g.fail(ErrNilTask)
@@ -122,8 +108,9 @@ func (g *Group) TryGo(task func() error) bool {
 	}
 }
 
-// Wait waits for every task started by Go and TryGo to return and returns
-// the first error, if any. It then cancels the group's context.
+// Wait waits for every task started by Go and TryGo, then cancels the
+// group's context and returns the first error. Call it once all calls to Go
+// and TryGo have been made.
 func (g *Group) Wait() error {
 	g.wg.Wait()
 	if g.cancel != nil {
@@ -168,14 +155,10 @@ func (g *Group) fail(err error) {
 	})
 }
 
-// ResultGroup is a Group whose tasks return values. Wait returns one per
-// call of Go and per call of TryGo that returned true, in the order of the
-// calls, with the zero value for a task that failed, was skipped, or was not
-// accepted by the pool. A TryGo that returns false leaves no trace. A task
-// that panics or calls runtime.Goexit is a failed task, as in a Group.
-//
-// It is safe for concurrent use by multiple goroutines and must not be
-// copied after first use.
+// ResultGroup is a Group whose tasks return values: Wait returns one per Go,
+// and per TryGo that returned true, in call order, with the zero value for a
+// task that failed, was skipped or was refused. It is safe for concurrent
+// use by multiple goroutines and must not be copied after first use.
 type ResultGroup[T any] struct {
 	g Group
 
@@ -196,24 +179,20 @@ func NewResultGroup[T any](p Submitter) *ResultGroup[T] {
 	return &ResultGroup[T]{g: Group{pool: p, ctx: context.Background()}}
 }
 
-// NewResultGroupContext returns a ResultGroup that runs its tasks on p and
-// its context; see NewGroupContext.
-// A nil ctx is taken as context.Background().
+// NewResultGroupContext is NewGroupContext for a ResultGroup.
 func NewResultGroupContext[T any](ctx context.Context, p Submitter) (*ResultGroup[T], context.Context) {
 	r := new(ResultGroup[T])
 	return r, r.g.initContext(ctx, p)
 }
 
-// Go runs task on the pool; see Group.Go. Its result has a place in Wait's
-// results whatever becomes of the task.
+// Go runs task on the pool, as Group.Go does.
 func (r *ResultGroup[T]) Go(task func() (T, error)) {
 	_, t := r.slot(task)
 	r.g.Go(t)
 }
 
-// TryGo runs task on the pool only if it can take it right now; see
-// Group.TryGo. A task it does not run, when it returns false, has no place
-// in Wait's results.
+// TryGo is Group.TryGo; a task it does not run has no place in Wait's
+// results.
 func (r *ResultGroup[T]) TryGo(task func() (T, error)) bool {
 	i, t := r.slot(task)
 	if r.g.TryGo(t) {
@@ -225,9 +204,8 @@ func (r *ResultGroup[T]) TryGo(task func() (T, error)) bool {
 	return false
 }
 
-// Wait waits for every task, then returns their results in the order Go
-// and TryGo were called (leaving out the TryGo calls that returned false),
-// and the first error.
+// Wait waits for every task, then returns their results, in call order, and
+// the first error.
 func (r *ResultGroup[T]) Wait() ([]T, error) {
 	err := r.g.Wait()
 	r.mu.Lock()

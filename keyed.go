@@ -32,51 +32,24 @@ const keyedMapReset = 1024
 // user, a partition) run one at a time, in the order their Submit calls
 // returned, while tasks of different keys run concurrently.
 //
-// A key with a task queued or running holds at most one of the pool's
-// workers: its first task is submitted to the pool, and the worker that runs
-// it then runs the key's later tasks in turn, returning to the pool when the
-// key's queue is empty. So a key that is busy without pause keeps its worker
-// as long as that lasts, and the tasks queued for a key run even if the pool
-// is released in the meantime. A key that is idle costs nothing: its state is
-// dropped when its last task ends.
+// A busy key holds at most one of the pool's workers: its first task is
+// submitted to the pool, and the worker that runs it runs the key's later
+// tasks in turn, returning to the pool when the queue is empty; so queued
+// tasks run even if the pool is released meanwhile, and an idle key costs
+// nothing. That run is one task of the pool: it waits at the priority level
+// of the task that starts it, takes one token of a rate limit, goes on
+// through a Pause (which waits for it), and counts in Stats as one task,
+// panicked if one of its tasks panicked; the Observer reports each task on
+// its own.
 //
-// The run of a key's tasks on one worker is one task of the pool, in its
-// Stats: it counts as panicked if one of the tasks panicked (the Observer
-// reports each task on its own). It waits for a worker at the priority
-// level of the context of the task that starts it (SubmitContext); a key's
-// later tasks join its queue and run in submit order, whatever their
-// levels: the order of a key wins.
-//
-// So too for pace and pause. On a pool with a rate limit (WithRateLimit,
-// SetRateLimit) a key's runner takes one token when it starts, not one per
-// task: the key's later tasks that it runs in turn take none. A runner
-// that is running when the pool is paused goes on with the key's queued
-// tasks, those queued during the pause too, and the pool's Pause waits for
-// them; a key that is not running starts only after Resume.
-//
-// # Keys
-//
-// Keys are compared with ==, as a map compares them, with one difference: a
-// key that is not equal to itself (a floating-point NaN, or a struct, array,
-// complex number or interface value holding one) would be lost in a map,
-// since no lookup finds it again. Here all such keys are one key, the NaN
-// key: their tasks run one at a time, in the order of their Submits, and
-// the key is forgotten once idle, as any other. A key holding a NaN is the
-// NaN key whatever else it holds: {1, NaN} and {2, NaN} are the same key.
-// A key whose dynamic type is not comparable (a slice in a Keyed[any])
-// makes SubmitContext panic, as a map would, before it takes anything: the
-// Keyed goes on as if the call had not been made.
-//
-// # Panics and runtime.Goexit
+// Keys are compared as a map compares them, except that all keys not equal
+// to themselves (holding a NaN) are one key. A key whose dynamic type is not
+// comparable makes SubmitContext panic before it takes anything.
 //
 // A task that panics does not stop its key: Wait reports the first panic as
-// a *PanicError, and the key's later tasks run. A task that calls
-// runtime.Goexit (t.FailNow does) ends the goroutine it runs on, as Goexit
-// does, but first the goroutine runs the rest of the key's queue, in order,
-// so that every task accepted runs; Wait reports it as a *PanicError. The
-// pool's PanicHandler sees neither; a pool of this package counts the
-// key's run as one task that panicked in Stats.Panicked, and its worker
-// goes on after a panic and ends after a Goexit.
+// a *PanicError, and the PanicHandler does not see it. A task that calls
+// runtime.Goexit ends its goroutine after running the rest of the key's
+// queue, and is reported so too.
 //
 // A Keyed is created by NewKeyed. It is safe for concurrent use by multiple
 // goroutines and must not be copied after first use. A task that submits to
@@ -134,8 +107,7 @@ type keyedTask struct {
 	at int64 // nanotime of its Submit, if the pool has an observer
 }
 
-// NewKeyed returns a Keyed that runs its tasks on p. It panics if p is nil
-// (see Submitter).
+// NewKeyed returns a Keyed that runs its tasks on p; a nil p panics.
 func NewKeyed[K comparable](p Submitter) *Keyed[K] {
 	mustSubmitter(p)
 	k := &Keyed[K]{pool: p, obs: observerOf(p), marks: marksPanics(p), keys: make(map[K]*keyQueue[K])}
@@ -143,31 +115,19 @@ func NewKeyed[K comparable](p Submitter) *Keyed[K] {
 	return k
 }
 
-// Submit runs task after the tasks of key submitted before it, one at a
-// time; see SubmitContext. It waits as long as it must.
+// Submit is SubmitContext without a context: it waits as long as it must.
 func (k *Keyed[K]) Submit(key K, task func()) error {
 	return k.SubmitContext(context.Background(), key, task)
 }
 
-// SubmitContext runs task after the tasks of key submitted before it.
-//
-// For a key with nothing queued or running it submits to the pool, waiting
-// for capacity as the pool's SubmitContext does; if the pool refuses, it
-// returns the pool's error and task never runs. Other Submits for the key
-// wait until the pool has answered. For a busy key it queues task and
-// returns nil at once, unless 4096 tasks are already queued for the key: it
-// then waits for room, and gives up with ctx.Err() when ctx is done.
-//
-// When it returns nil, task runs exactly once, even if the pool is released
-// in the meantime; a panic in task, or runtime.Goexit, is reported by Wait
-// and does not stop the key's later tasks. A ctx already done returns
-// ctx.Err() at once, as the pool's SubmitContext does; a nil task returns
-// ErrNilTask, and a nil ctx is taken as context.Background(). A key whose
-// dynamic type is not comparable panics, and a NaN key is the one NaN key
-// (see Keyed).
-//
-// Cost: beside the pool's own, no allocation once warmed up, except to grow
-// a key's queue or the map of keys.
+// SubmitContext runs task after the tasks of key submitted before it. For an
+// idle key it submits to the pool as the pool's SubmitContext does,
+// returning the pool's error if refused (other Submits for the key wait for
+// the answer); for a busy key it queues task and returns nil at once, unless
+// 4096 tasks are queued for the key: it then waits for room, or gives up
+// with ctx.Err(). When it returns nil, task runs exactly once, unless the
+// pool drops the key's runner (see Wait). A nil task returns ErrNilTask; a
+// nil ctx is context.Background().
 func (k *Keyed[K]) SubmitContext(ctx context.Context, key K, task func()) error {
 	if task == nil {
 		return ErrNilTask
@@ -335,13 +295,10 @@ func (k *Keyed[K]) refused(q *keyQueue[K], gen uint64) {
 }
 
 // Wait waits until every task submitted so far has run, and returns the
-// first panic of a task, as a *PanicError, or the first drop, or nil. A
-// key's runner that the pool drops before it runs (WithQueueTimeout,
-// WithQueueTarget) takes the key's queued tasks with it: none of them runs,
-// and the drop's error (ErrQueueTimeout, or the context's) is Wait's if it
-// is the first. It does not stop new
-// Submits; a task submitted while Wait waits may or may not be waited for.
-// Wait keeps reporting the first panic.
+// first panic of a task, as a *PanicError, or the first drop's error, or
+// nil; it keeps reporting it. A key's runner that the pool drops before it
+// runs takes the key's queued tasks with it. A task submitted while Wait
+// waits may or may not be waited for.
 func (k *Keyed[K]) Wait() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -351,8 +308,7 @@ func (k *Keyed[K]) Wait() error {
 	return k.err
 }
 
-// Keys returns the number of keys with a task queued or running (or waiting
-// for the pool's capacity).
+// Keys returns the number of keys with a task queued, running or submitting.
 func (k *Keyed[K]) Keys() int {
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -5,52 +5,22 @@ import (
 	"sync/atomic"
 )
 
-// Map calls fn on s for each value of seq and yields the results in the
-// order of seq. It takes values from seq lazily: a value is in flight from
-// the moment seq hands it over until its pair is yielded (waiting in the
-// pool, running, or finished and waiting for an earlier one), and Map lets
-// seq hand over the next value only while fewer than window are in flight.
-// So memory stays bounded however long seq is, and window is also the most
-// calls of fn that run at once for this Map (on a pool with room, that
-// many do). window < 1 is taken as 1.
+// Map calls fn on s for each value of seq, lazily, and yields the results in
+// seq's order. A value is in flight from when seq hands it over until its
+// pair is yielded, and Map takes the next only while fewer than window (at
+// least 1) are in flight, so memory stays bounded and at most window calls
+// of fn run at once. The result is an iter.Seq2[R, error], and seq may be
+// any iter.Seq[T]; each range over the result runs seq again.
 //
-// Every value taken from seq yields exactly one pair, in seq's order: fn's
-// result and error, or a *PanicError if fn panicked, or the error with
-// which s refused the task, or dropped it before it ran (ErrQueueTimeout,
-// see WithQueueTimeout). Once ctx is done, Map takes no more values (a
-// value seq hands over after that never reaches fn), drops the pairs of
-// the values still in flight, and yields (zero, ctx.Err()) as its last
-// pair. fn's ctx is derived from ctx (so it carries ctx's values, a
-// priority level included) and is cancelled when the iteration ends. When
-// the iteration ends, by exhaustion, break, a panic in the loop body or in
-// seq, or ctx, no call of fn is running or will start: Map waits for the
-// calls in flight to return, and a task of the Map that has not started by
-// then does not call fn. Map starts no goroutine of its own: seq and the
-// loop body run on the caller's goroutine, fn on the pool's workers. Each
-// range over the result runs seq again.
-//
-// Each value is one task of s, submitted as SubmitContext does with fn's
-// ctx: it waits for the pool's capacity at ctx's priority level, counts in
-// the pool's Stats (a panic in Panicked, without the PanicHandler, as for
-// Go), and is timed by the pool's Observer. A nil s, seq or fn panics; a
-// nil ctx is taken as context.Background().
-//
-// With Go 1.23 or later the result ranges directly and is an
-// iter.Seq2[R, error]; seq may be any iter.Seq[T], such as slices.Values(s):
-//
-//	for r, err := range ants.Map(ctx, p, 64, slices.Values(urls), fetch) {
-//		if err != nil {
-//			return err // stops taking values, waits for the calls in flight
-//		}
-//		use(r)
-//	}
-//
-// Cost: beside the pool's own, one task per value and no allocation per
-// value: a range allocates its state, fn's ctx and a channel, and a record
-// and a task func for each place of the window it fills, which it reuses.
-// (Deriving fn's ctx from a ctx of a type outside the standard library
-// makes the context package watch it with a goroutine until the range
-// ends.)
+// Every value taken yields exactly one pair: fn's result and error, a
+// *PanicError if fn panicked, or the error with which s refused or dropped
+// its task. Once ctx is done, Map takes no more values, drops the pairs in
+// flight and yields (zero, ctx.Err()) last. fn's ctx is derived from ctx and
+// cancelled when the iteration ends; then, whatever ended it (exhaustion,
+// break, a panic, ctx), no call of fn is running or will start. seq and the
+// loop body run on the caller's goroutine, fn on the pool's workers, each
+// value as one task of s submitted with fn's ctx. A nil s, seq or fn panics;
+// a nil ctx is context.Background().
 func Map[T, R any](ctx context.Context, s Submitter, window int,
 	seq func(yield func(T) bool), fn func(ctx context.Context, v T) (R, error)) func(yield func(R, error) bool) {
 	return newMap(ctx, s, window, seq, fn, true)

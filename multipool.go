@@ -19,7 +19,6 @@ const (
 	// first. A task refused with ErrPoolOverload is tried once more on the
 	// member pool LeastTasks would choose.
 	RoundRobin LoadBalancingStrategy = 1 << (iota + 1)
-
 	// LeastTasks hands each task to the member pool with the fewest tasks in
 	// flight: busy workers, buffered tasks and waiting callers.
 	LeastTasks
@@ -152,8 +151,8 @@ func (m *multiCore[T]) at(idx int, get func(*poolCore[T]) int) (int, error) {
 // Running returns the number of workers across all member pools.
 func (m *multiCore[T]) Running() int { return m.sum((*poolCore[T]).Running) }
 
-// RunningByIndex returns the number of workers of member pool idx, or
-// (-1, ErrInvalidPoolIndex) if there is no such member pool.
+// RunningByIndex is Running of member pool idx, or (-1,
+// ErrInvalidPoolIndex).
 func (m *multiCore[T]) RunningByIndex(idx int) (int, error) {
 	return m.at(idx, (*poolCore[T]).Running)
 }
@@ -161,7 +160,7 @@ func (m *multiCore[T]) RunningByIndex(idx int) (int, error) {
 // Free returns the sum of the member pools' Free.
 func (m *multiCore[T]) Free() int { return m.sum((*poolCore[T]).Free) }
 
-// FreeByIndex returns Free of member pool idx, or (-1, ErrInvalidPoolIndex).
+// FreeByIndex is Free of member pool idx, or (-1, ErrInvalidPoolIndex).
 func (m *multiCore[T]) FreeByIndex(idx int) (int, error) {
 	return m.at(idx, (*poolCore[T]).Free)
 }
@@ -169,8 +168,8 @@ func (m *multiCore[T]) FreeByIndex(idx int) (int, error) {
 // Waiting returns the number of callers blocked across all member pools.
 func (m *multiCore[T]) Waiting() int { return m.sum((*poolCore[T]).Waiting) }
 
-// WaitingByIndex returns Waiting of member pool idx, or
-// (-1, ErrInvalidPoolIndex).
+// WaitingByIndex is Waiting of member pool idx, or (-1,
+// ErrInvalidPoolIndex).
 func (m *multiCore[T]) WaitingByIndex(idx int) (int, error) {
 	return m.at(idx, (*poolCore[T]).Waiting)
 }
@@ -185,14 +184,13 @@ func (m *multiCore[T]) Tune(size int) {
 	}
 }
 
-// IsClosed reports whether the multi-pool has been released and not
-// rebooted.
+// IsClosed reports whether the multi-pool is released and not rebooted.
 func (m *multiCore[T]) IsClosed() bool {
 	return m.closed.Load()
 }
 
-// Stats returns the sum of the member pools' snapshots. Rejected counts the
-// multi-pool's own submit calls that returned an error.
+// Stats sums the member pools' snapshots; Rejected counts its failed
+// submits.
 func (m *multiCore[T]) Stats() Stats {
 	var s Stats
 	for _, p := range m.pools {
@@ -202,26 +200,23 @@ func (m *multiCore[T]) Stats() Stats {
 	return s
 }
 
-// Release closes the multi-pool and every member pool, as Pool.Release
-// closes one. (ants' MultiPool has no Release.)
+// Release closes the multi-pool and every member pool (ants' has no
+// Release).
 func (m *multiCore[T]) Release() {
 	m.close()
 }
 
-// ReleaseTimeout is Pool.ReleaseTimeout on every member pool; see MultiPool
-// for its error.
+// ReleaseTimeout is Pool.ReleaseTimeout on every member pool; see MultiPool.
 func (m *multiCore[T]) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, m.ReleaseContext)
 }
 
-// ReleaseContext is Pool.ReleaseContext on every member pool; see MultiPool
-// for its error.
+// ReleaseContext is Pool.ReleaseContext on every member pool; see MultiPool.
 func (m *multiCore[T]) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, m.close, m.waitDrained)
 }
 
-// WaitReleased is Pool.WaitReleased for the multi-pool and every member
-// pool.
+// WaitReleased is Pool.WaitReleased for the multi-pool and its member pools.
 func (m *multiCore[T]) WaitReleased(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	for _, p := range m.pools {
@@ -261,8 +256,7 @@ func (m *multiCore[T]) waitDrained(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Reboot reopens a released multi-pool and all its member pools, as
-// Pool.Reboot; RoundRobin starts again at the first member pool.
+// Reboot reopens every member pool; RoundRobin starts again at the first.
 func (m *multiCore[T]) Reboot() {
 	m.stateMu.Lock()
 	defer m.stateMu.Unlock()
@@ -276,38 +270,29 @@ func (m *multiCore[T]) Reboot() {
 	m.closed.Store(false)
 }
 
-// MultiPool spreads tasks over several Pools, its member pools (shards), by
-// a LoadBalancingStrategy, so that many submitters do not all contend for
-// one pool's lock. Its member pools are whole Pools, each with its own
-// workers and capacity: unlike a Subpool, which limits a part of a program
-// inside a pool it shares, they split one pool's capacity into pieces.
-// Priority levels (ContextWithPriority) and Pause act in each member pool:
-// levels order the work waiting in one member pool, not across them.
+// MultiPool spreads tasks over several Pools, its member pools, by a
+// LoadBalancingStrategy, so that many submitters do not all contend for one
+// lock. Each member pool is a whole Pool with its own workers and capacity;
+// priority levels, flows and Pause act within each, not across them.
 //
-// Its methods are those of a Pool (see Pool methods in the package doc),
-// applied to every member pool: its counts are the sums of theirs, and the
-// ...ByIndex methods give one member pool's. SetRateLimit splits the limit:
-// each of n member pools gets perSecond/n with a burst of ⌈burst/n⌉, and
-// its tokens serve only its own tasks, so the tasks started over any
-// interval of length T number at most n·⌈burst/n⌉ + perSecond·T; RateLimit
-// returns the limit as set, not the shares. Release closes every member
-// pool before the releases wait for any. A member pool that does not drain
-// in time makes ReleaseTimeout and ReleaseContext return "pool i: " and its
-// error (wrapping ErrTimeout, or ctx.Err()), joined with those of the
-// others by errors.Join; either returns ErrPoolClosed if the multi-pool was
-// already released.
+// Its methods are Pool's, applied to every member pool: counts are sums, and
+// the ...ByIndex methods give one member pool's. SetRateLimit gives each of
+// n member pools perSecond/n with a burst of ⌈burst/n⌉, for its own tasks;
+// RateLimit returns the limit as set. Release closes every member pool
+// before waiting for any; a member pool that does not drain in time makes
+// ReleaseTimeout and ReleaseContext return "pool i: " and its error
+// (wrapping ErrTimeout, or ctx.Err()), joined by errors.Join.
 //
-// A MultiPool is safe for concurrent use by multiple goroutines. It must be
-// created with NewMultiPool. It is a handle, as in ants: a copy of a
-// MultiPool value submits to the same member pools.
+// A MultiPool is safe for concurrent use by multiple goroutines and must be
+// created with NewMultiPool. It is a handle, as in ants: a copy submits to
+// the same member pools.
 type MultiPool struct {
 	*multiCore[func()]
 }
 
-// NewMultiPool returns a MultiPool of size member pools of sizePerPool
-// workers each (sizePerPool <= 0: unlimited), all with the same options.
-// size must be in [1, 65536], else it returns ErrInvalidMultiPoolSize (ants
-// takes any positive size, and fails to allocate a huge one).
+// NewMultiPool returns a MultiPool of size member pools, size in [1, 65536]
+// (else ErrInvalidMultiPoolSize), of sizePerPool workers each (<= 0:
+// unlimited), all with the same options.
 func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...Option) (*MultiPool, error) {
 	core := new(multiCore[func()])
 	if err := core.init(size, sizePerPool, runTask, lbs, options); err != nil {
@@ -316,8 +301,7 @@ func NewMultiPool(size, sizePerPool int, lbs LoadBalancingStrategy, options ...O
 	return &MultiPool{core}, nil
 }
 
-// Submit submits task to the member pool chosen by the strategy, as
-// Pool.Submit.
+// Submit submits task to the member pool the strategy picks, as Pool.Submit.
 func (mp *MultiPool) Submit(task func()) error {
 	if task == nil {
 		return rejectNil(&mp.rejected, &mp.closed)
@@ -325,8 +309,7 @@ func (mp *MultiPool) Submit(task func()) error {
 	return mp.submit(context.Background(), task, false)
 }
 
-// SubmitContext is Submit for a caller that gives up when ctx is done; see
-// Pool.SubmitContext.
+// SubmitContext is Submit for a caller that gives up when ctx is done.
 func (mp *MultiPool) SubmitContext(ctx context.Context, task func()) error {
 	if task == nil {
 		return rejectNil(&mp.rejected, &mp.closed)
@@ -343,24 +326,22 @@ func (mp *MultiPool) TrySubmit(task func()) error {
 }
 
 // MultiPoolWithFuncGeneric spreads calls of one function over several
-// PoolWithFuncGeneric[T] by a LoadBalancingStrategy. Its methods but the
-// Invoke family are MultiPool's.
-//
-// It is safe for concurrent use by multiple goroutines and must be created
-// with NewMultiPoolWithFuncGeneric. It is a handle, as MultiPool is.
+// PoolWithFuncGeneric[T], as MultiPool spreads tasks, with MultiPool's
+// methods but the Invoke family. It must be created with
+// NewMultiPoolWithFuncGeneric, and is safe for concurrent use and a handle,
+// as MultiPool is.
 type MultiPoolWithFuncGeneric[T any] struct {
 	*multiCore[T]
 }
 
-// MultiPoolWithFunc is the multi-pool of a func(any), ants' non-generic
-// one: a MultiPoolWithFuncGeneric[any] under a name of its own, with the
-// same methods. It is a handle, as MultiPool is.
+// MultiPoolWithFunc is ants' non-generic multi-pool: a
+// MultiPoolWithFuncGeneric[any] under a name of its own, with the same
+// methods.
 type MultiPoolWithFunc struct {
 	MultiPoolWithFuncGeneric[any]
 }
 
-// NewMultiPoolWithFunc returns a multi-pool of size member pools of
-// sizePerPool workers each that call fn; see NewMultiPool.
+// NewMultiPoolWithFunc is NewMultiPool for member pools that call fn.
 func NewMultiPoolWithFunc(size, sizePerPool int, fn func(any), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFunc, error) {
 	mp, err := NewMultiPoolWithFuncGeneric(size, sizePerPool, fn, lbs, options...)
 	if err != nil {
@@ -369,8 +350,7 @@ func NewMultiPoolWithFunc(size, sizePerPool int, fn func(any), lbs LoadBalancing
 	return &MultiPoolWithFunc{*mp}, nil
 }
 
-// NewMultiPoolWithFuncGeneric returns a multi-pool of size member pools of
-// sizePerPool workers each that call fn; see NewMultiPool.
+// NewMultiPoolWithFuncGeneric is NewMultiPoolWithFunc for a func(T).
 func NewMultiPoolWithFuncGeneric[T any](size, sizePerPool int, fn func(T), lbs LoadBalancingStrategy, options ...Option) (*MultiPoolWithFuncGeneric[T], error) {
 	core := new(multiCore[T])
 	if err := core.init(size, sizePerPool, applyEach(fn), lbs, options); err != nil {
@@ -379,14 +359,13 @@ func NewMultiPoolWithFuncGeneric[T any](size, sizePerPool int, fn func(T), lbs L
 	return &MultiPoolWithFuncGeneric[T]{core}, nil
 }
 
-// Invoke calls the function with arg on the member pool chosen by the
-// strategy; see PoolWithFuncGeneric.Invoke.
+// Invoke is PoolWithFuncGeneric.Invoke on the member pool the strategy
+// picks.
 func (mp *MultiPoolWithFuncGeneric[T]) Invoke(arg T) error {
 	return mp.submit(context.Background(), arg, false)
 }
 
-// InvokeContext is Invoke for a caller that gives up when ctx is done; see
-// PoolWithFuncGeneric.InvokeContext.
+// InvokeContext is Invoke for a caller that gives up when ctx is done.
 func (mp *MultiPoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error {
 	return mp.submit(ctx, arg, false)
 }
@@ -412,8 +391,7 @@ func (mp *MultiPoolWithFunc) TryInvoke(arg any) error {
 	return mp.MultiPoolWithFuncGeneric.TryInvoke(arg)
 }
 
-// Pause pauses every member pool, then waits until none runs a task, as
-// Pool.Pause does for one.
+// Pause pauses every member pool, then waits until none runs a task.
 func (m *multiCore[T]) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	if m.closed.Load() {
@@ -447,8 +425,7 @@ func (m *multiCore[T]) Resume() {
 // Paused reports whether the member pools are paused.
 func (m *multiCore[T]) Paused() bool { return m.pools[0].Paused() }
 
-// SetRateLimit splits a rate limit among the member pools (see MultiPool),
-// as Pool.SetRateLimit sets one's.
+// SetRateLimit splits a rate limit among the member pools (see MultiPool).
 func (m *multiCore[T]) SetRateLimit(perSecond float64, burst int) error {
 	if err := checkRateLimit(perSecond, burst); err != nil {
 		return err

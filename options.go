@@ -10,103 +10,29 @@ import (
 // overrides everything before it.
 type Option func(opts *Options)
 
-// Options configures a pool. The zero value is a valid configuration: a
-// blocking pool whose idle workers expire after DefaultCleanIntervalTime.
+// Options configures a pool; each field's With option says what it does.
+// The zero value is a valid configuration: a blocking pool whose idle
+// workers expire after DefaultCleanIntervalTime.
 type Options struct {
-	// ExpiryDuration is how long a worker may stay idle before the purge
-	// goroutine stops it; the purge also runs at this period. An idle worker
-	// is stopped after between one and two ExpiryDurations. Zero means
-	// DefaultCleanIntervalTime; negative is ErrInvalidPoolExpiry unless
-	// DisablePurge is set.
-	ExpiryDuration time.Duration
-
-	// PreAlloc keeps idle workers in a ring queue allocated up front for the
-	// pool's capacity instead of a growing stack. It needs a positive
-	// capacity, and such a pool cannot be tuned.
-	PreAlloc bool
-
-	// MaxBlockingTasks limits how many callers may wait in Submit or Invoke
-	// at once; the next one gets ErrPoolOverload. 0 means no limit; a
-	// negative value, as in ants, lets no caller wait.
-	MaxBlockingTasks int
-
-	// Nonblocking makes Submit and Invoke return ErrPoolOverload instead of
-	// waiting when the pool is full. It makes MaxBlockingTasks irrelevant.
-	Nonblocking bool
-
-	// PanicHandler is called with the value of a task's panic, on the worker
-	// goroutine, which then exits (as in ants); by then the worker has left
-	// Running() and its capacity has gone to any waiting caller. If nil, the
-	// panic value and stack are written to Logger.
-	PanicHandler func(any)
-
-	// Logger receives the pool's messages. If nil, they go to standard error
-	// with the prefix "[ants]: ".
-	Logger Logger
-
-	// DisablePurge keeps idle workers until Release: no purge goroutine runs
-	// and ExpiryDuration is ignored.
-	DisablePurge bool
-
-	// QueueSize is the capacity of the pool's task buffer. When every worker
-	// is busy, up to QueueSize tasks wait in a buffer, ordered by priority
-	// level and then arrival (ContextWithPriority), and Submit returns nil
-	// at once; only when the buffer is full too does Submit wait (or fail
-	// under Nonblocking or MaxBlockingTasks). Negative means unbounded;
-	// 0, the default, means no buffer, as in ants. Buffered tasks are
-	// accepted tasks: they run even if the pool is released meanwhile.
-	QueueSize int
-
-	// MinWorkers is how many workers the purge keeps alive however long
-	// they idle, so that what they hold (a WorkerPool's Worker, warm
-	// stacks) survives quiet periods. Workers still start only when tasks
-	// need them, and Release stops them all. Above the capacity it is the
-	// capacity; negative is an error (ErrInvalidMinWorkers). Each member pool
-	// of a MultiPool keeps MinWorkers of its own.
-	MinWorkers int
-
-	// Observer, if not nil, is told the wait and run time of every task the
-	// pool runs (see Observer), on the worker goroutine that ran it. If nil,
-	// the pool reads no clock for it.
-	Observer Observer
-
-	// Adaptive, if not nil, lets the pool set its own capacity between
-	// Adaptive.Min and Adaptive.Max, starting from the size given to the
-	// constructor clamped into that range; see AdaptiveCapacity. It needs
-	// a positive size and no PreAlloc, else the constructor returns
-	// ErrInvalidAdaptiveCapacity.
-	Adaptive *AdaptiveCapacity
-
-	// PriorityAging makes waiting work gain one priority level for every
-	// PriorityAging it has waited (see WithPriorityAging). Zero means strict
-	// levels; negative is ErrInvalidPriorityAging.
-	PriorityAging time.Duration
-
-	// RateLimit and RateBurst limit how fast the pool starts tasks: at most
-	// RateLimit a second on average and RateBurst in a row (see
-	// WithRateLimit). RateLimit <= 0 or +Inf means no limit.
-	RateLimit float64
-	RateBurst int
-
-	// QueueTimeout drops waiting work that has waited this long without
-	// getting a worker (see WithQueueTimeout). Zero means no timeout;
-	// negative is ErrInvalidQueueTimeout.
-	QueueTimeout time.Duration
-
-	// QueueTarget and QueueTargetInterval turn on CoDel with adaptive LIFO
-	// for waiting work (see WithQueueTarget). A zero QueueTarget is off; a
-	// zero interval is DefaultQueueTargetInterval; negative values are
-	// ErrInvalidQueueTarget.
-	QueueTarget         time.Duration
-	QueueTargetInterval time.Duration
-
-	// DropHandler, if not nil, is told of each plain task the pool drops
-	// before it ran (see WithDropHandler).
-	DropHandler func(ctx context.Context, task any, err error)
-
-	// FlowWeight, if not nil, gives each flow its weight (see
-	// WithFlowWeights); nil weighs every flow 1.
-	FlowWeight func(flow string) int
+	ExpiryDuration      time.Duration                                  // how long a worker may idle (WithExpiryDuration)
+	PreAlloc            bool                                           // allocate the queue of idle workers up front (WithPreAlloc)
+	MaxBlockingTasks    int                                            // how many callers may wait at once (WithMaxBlockingTasks)
+	Nonblocking         bool                                           // refuse instead of waiting when full (WithNonblocking)
+	PanicHandler        func(any)                                      // receives the panics of tasks (WithPanicHandler)
+	Logger              Logger                                         // nil: standard error, prefix "[ants]: " (WithLogger)
+	DisablePurge        bool                                           // keep idle workers until Release (WithDisablePurge)
+	QueueSize           int                                            // capacity of the task buffer (WithQueueSize)
+	MinWorkers          int                                            // workers the purge keeps alive (WithMinWorkers)
+	Observer            Observer                                       // told each task's wait and run time (WithObserver)
+	Adaptive            *AdaptiveCapacity                              // the pool sets its own capacity (WithAdaptiveCapacity)
+	PriorityAging       time.Duration                                  // waiting work gains levels (WithPriorityAging)
+	RateLimit           float64                                        // tasks started a second (WithRateLimit)
+	RateBurst           int                                            // tasks started in a row (WithRateLimit)
+	QueueTimeout        time.Duration                                  // drop work that waited this long (WithQueueTimeout)
+	QueueTarget         time.Duration                                  // CoDel's target (WithQueueTarget)
+	QueueTargetInterval time.Duration                                  // CoDel's interval (WithQueueTarget)
+	DropHandler         func(ctx context.Context, task any, err error) // told of each plain task dropped (WithDropHandler)
+	FlowWeight          func(flow string) int                          // gives each flow its weight (WithFlowWeights)
 
 	// clock drives expiry; nil means the system clock. Tests replace it.
 	clock clock
@@ -132,79 +58,86 @@ func WithOptions(options Options) Option {
 	}
 }
 
-// WithExpiryDuration sets Options.ExpiryDuration.
+// WithExpiryDuration sets Options.ExpiryDuration: the purge runs at that
+// period and stops a worker idle for one to two periods. Zero means
+// DefaultCleanIntervalTime; negative is ErrInvalidPoolExpiry unless
+// DisablePurge is set.
 func WithExpiryDuration(expiryDuration time.Duration) Option {
 	return func(opts *Options) {
 		opts.ExpiryDuration = expiryDuration
 	}
 }
 
-// WithPreAlloc sets Options.PreAlloc.
+// WithPreAlloc sets Options.PreAlloc: idle workers are kept in a ring
+// allocated up front for the capacity instead of a growing stack. It needs a
+// positive size (ErrInvalidPreAllocSize), and the pool cannot be tuned.
 func WithPreAlloc(preAlloc bool) Option {
 	return func(opts *Options) {
 		opts.PreAlloc = preAlloc
 	}
 }
 
-// WithMaxBlockingTasks sets Options.MaxBlockingTasks. It has no effect
-// together with WithNonblocking(true); with WithQueueSize, callers wait (and
-// count against it) only once the buffer is full.
+// WithMaxBlockingTasks sets Options.MaxBlockingTasks: at most that many
+// callers wait in Submit or Invoke at once, and the next gets
+// ErrPoolOverload. 0 means no limit; negative, as in ants, lets none wait.
+// It has no effect with Nonblocking; with a task buffer, callers wait only
+// once it is full.
 func WithMaxBlockingTasks(maxBlockingTasks int) Option {
 	return func(opts *Options) {
 		opts.MaxBlockingTasks = maxBlockingTasks
 	}
 }
 
-// WithNonblocking sets Options.Nonblocking. A task buffer (WithQueueSize)
-// still takes tasks first; only a full buffer makes Submit fail.
-//
-// With a rate limit (WithRateLimit), a task that finds a free worker but no
-// token waits as in a full pool, so a Nonblocking pool refuses it with
-// ErrPoolOverload (once its buffer, if any, is full) even while Free()
-// reports free workers: the error means that the task cannot start now.
+// WithNonblocking sets Options.Nonblocking: a full pool, with its task
+// buffer (if any) full too, refuses with ErrPoolOverload instead of waiting.
+// With a rate limit, a task that finds no token is refused so even while
+// Free() reports free workers: the error means it cannot start now.
 func WithNonblocking(nonblocking bool) Option {
 	return func(opts *Options) {
 		opts.Nonblocking = nonblocking
 	}
 }
 
-// WithPanicHandler sets Options.PanicHandler. Group tasks never reach it:
-// their panics become a *PanicError from Wait.
+// WithPanicHandler sets Options.PanicHandler: it is called with a task's
+// panic value on the worker goroutine, which then exits, as in ants, having
+// left Running() and passed its capacity on. If nil, the value and stack go
+// to the Logger. Wrappers' tasks never reach it (see PanicError).
 func WithPanicHandler(panicHandler func(any)) Option {
 	return func(opts *Options) {
 		opts.PanicHandler = panicHandler
 	}
 }
 
-// WithLogger sets Options.Logger.
+// WithLogger sets Options.Logger; nil means the default logger, which
+// writes to standard error (see Options.Logger).
 func WithLogger(logger Logger) Option {
 	return func(opts *Options) {
 		opts.Logger = logger
 	}
 }
 
-// WithDisablePurge sets Options.DisablePurge; with it, WithExpiryDuration
-// has no effect.
+// WithDisablePurge sets Options.DisablePurge: idle workers are kept until
+// Release, no purge goroutine runs, and ExpiryDuration has no effect.
 func WithDisablePurge(disable bool) Option {
 	return func(opts *Options) {
 		opts.DisablePurge = disable
 	}
 }
 
-// WithQueueSize sets Options.QueueSize: n > 0 buffers up to n tasks, n < 0
-// buffers without bound, 0 disables the buffer. The buffer is consulted
-// before Nonblocking and MaxBlockingTasks.
+// WithQueueSize sets Options.QueueSize: when every worker is busy, up to n
+// tasks wait in a buffer, by priority level then arrival, and Submit returns
+// nil at once; only a full buffer makes it wait, or fail under Nonblocking or
+// MaxBlockingTasks. n < 0 is unbounded; 0, the default, is no buffer, as in
+// ants. Buffered tasks are accepted: they run even if the pool is released.
 func WithQueueSize(n int) Option {
 	return func(opts *Options) {
 		opts.QueueSize = n
 	}
 }
 
-// WithObserver sets Options.Observer. A pool has one observer: a later
-// WithObserver replaces an earlier one, and WithObserver(nil) removes it; to
-// feed several, give it an Observer that calls each. Every shard of a
-// MultiPool reports to it. Panics are observed whether or not a
-// PanicHandler is set (WithPanicHandler).
+// WithObserver sets Options.Observer (see Observer): a pool has one, which a
+// later WithObserver replaces, and nil removes. Every member pool of a
+// MultiPool reports to it, and it sees panics whatever the PanicHandler.
 func WithObserver(o Observer) Option {
 	return func(opts *Options) {
 		opts.Observer = o
@@ -212,18 +145,22 @@ func WithObserver(o Observer) Option {
 }
 
 // WithMinWorkers sets Options.MinWorkers: the purge never stops a worker
-// that would leave fewer than n alive. It has no effect with DisablePurge,
-// which stops none anyway; it does not keep workers across Release, a
-// shrinking Tune, or a panic that ends a worker.
+// that would leave fewer than n alive, so what they hold (a WorkerPool's
+// Worker) survives quiet periods. Workers still start only when needed, and
+// Release, a shrinking Tune or a panic still ends them. n above the capacity
+// is the capacity; negative is ErrInvalidMinWorkers. Each member pool of a
+// MultiPool keeps n of its own.
 func WithMinWorkers(n int) Option {
 	return func(opts *Options) {
 		opts.MinWorkers = n
 	}
 }
 
-// WithAdaptiveCapacity sets Options.Adaptive to a copy of a. Tune still
-// sets the capacity, clamped into [a.Min, a.Max]; every other option
-// applies as to a pool of the capacity in force at the moment.
+// WithAdaptiveCapacity sets Options.Adaptive to a copy of a (see
+// AdaptiveCapacity), starting from the constructor's size clamped into
+// [a.Min, a.Max]. It needs a positive size and no PreAlloc, else
+// ErrInvalidAdaptiveCapacity. Tune still sets the capacity, clamped; every
+// other option applies as to a pool of the capacity in force.
 func WithAdaptiveCapacity(a AdaptiveCapacity) Option {
 	return func(opts *Options) {
 		opts.Adaptive = &a

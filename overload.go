@@ -7,45 +7,29 @@ import (
 	"time"
 )
 
-// WithQueueTimeout drops waiting work that has waited d without getting a
-// worker: a buffered task is dropped and never runs; a caller blocked in
-// Submit, Invoke or Process returns ErrQueueTimeout. 0 (the default) is no
-// timeout; d < 0 is ErrInvalidQueueTimeout from every constructor that
-// takes options.
-//
-// A buffered task is dropped when the pool next looks at it after its time
-// is up: when a slot frees for it, or when a new task finds the buffer full
-// and its oldest tasks expired. A blocked caller's timer is its own. A d
-// shorter than the clock's resolution drops every task that had to wait.
-// With either option on, a buffered task submitted with a context that ends
-// before it gets a worker is dropped at once, with the context's error, and
-// its room in the buffer goes to new work (see the package doc, Overload).
+// WithQueueTimeout drops work that has waited d without getting a worker:
+// a buffered task never runs; a caller blocked in Submit, Invoke or Process
+// returns ErrQueueTimeout. A buffered task is dropped when the pool next
+// looks at it (a slot frees for it, or a new task finds the buffer full); a
+// blocked caller's timer is its own. A d below the clock's resolution drops
+// every task that had to wait. 0 (the default) is no timeout; d < 0 is
+// ErrInvalidQueueTimeout. See the package doc, Overload.
 func WithQueueTimeout(d time.Duration) Option {
 	return func(opts *Options) {
 		opts.QueueTimeout = d
 	}
 }
 
-// WithQueueTarget turns on CoDel for waiting work, with adaptive LIFO:
-// the pool is overloaded from the moment the shortest wait of the work that
-// got a worker over the last interval was above target, until an interval
-// in which some work got a worker within target, or the waiting work runs
-// out. While it is overloaded, work that has waited more than 2*target
-// when its turn comes is dropped instead, and within a priority level the
-// newest waiting work gets a worker first. Otherwise the order is as
-// without it, and nothing is dropped by this rule. target == 0 (the
-// default) is off; interval == 0 is 100 ms; negative values are
-// ErrInvalidQueueTarget from every constructor that takes options.
-//
-// While the pool is overloaded, the oldest buffered tasks of a level (of a
-// flow, see ContextWithFlow) that have waited more than 2*target are
-// dropped as well when a slot goes to it, since under LIFO their turn
-// would not come before the overload ends; and a grant shows work getting
-// a worker within target only if it leaves no work waiting, since the
-// newest gets its worker at once. The waiting work has run out once none has
-// waited for a whole interval: a queue emptied for a moment, by drops or
-// between arrivals, keeps the state. A target above a queue timeout
-// (WithQueueTimeout) leaves the timeout to drop first.
+// WithQueueTarget turns on CoDel with adaptive LIFO for waiting work. The
+// pool is overloaded from the moment the shortest wait of the work that got a
+// worker over the last interval was above target, until an interval in which
+// some work got one within target, or no work has waited for a whole
+// interval. While it is overloaded, work that has waited more than 2*target
+// when its turn comes, or when a slot goes to its level and flow, is dropped,
+// and within a level the newest work gets a worker first; otherwise nothing
+// changes. target == 0 (the default) is off; interval == 0 is
+// DefaultQueueTargetInterval; negative values are ErrInvalidQueueTarget. A
+// target above the queue timeout leaves the timeout to drop first.
 func WithQueueTarget(target, interval time.Duration) Option {
 	return func(opts *Options) {
 		opts.QueueTarget = target
@@ -53,22 +37,17 @@ func WithQueueTarget(target, interval time.Duration) Option {
 	}
 }
 
-// DefaultQueueTargetInterval is the interval of WithQueueTarget when it is
-// given as 0.
+// DefaultQueueTargetInterval is WithQueueTarget's interval when given as 0.
 const DefaultQueueTargetInterval = 100 * time.Millisecond
 
 // WithDropHandler sets Options.DropHandler: handler is called once for each
-// plain task the pool dropped before it ran (a task of Submit,
-// SubmitContext, TrySubmit or Invoke and their variants), with the context
-// it was submitted with (context.Background() for the calls that take
-// none), the task (the func() of Submit, the argument of Invoke) and the
-// drop's error: ErrQueueTimeout, or the context's error. It is called
-// after the pool's lock is released, on the goroutine that dropped the
-// task (a worker, a submitter, or the one on which the context's end is
-// handled), and should be fast. A task of a wrapper (Go, groups, Map,
-// streams, Keyed, WorkerPool.Process) is not passed to it: its error goes
-// to the wrapper's caller instead. A handler that panics does so on that
-// goroutine; the pool's counts stay exact.
+// task of Submit or Invoke (and their variants) dropped before it ran, with
+// its context (context.Background() for the calls that take none), the task
+// (Submit's func(), Invoke's argument) and ErrQueueTimeout or the context's
+// error. It runs after the pool's lock is released, on the goroutine that
+// dropped the task (a worker, a submitter, or the one handling a context's
+// end), which its panic reaches; it should be fast. Wrappers' tasks are not
+// passed to it: their callers get the error.
 func WithDropHandler(handler func(ctx context.Context, task any, err error)) Option {
 	return func(opts *Options) {
 		opts.DropHandler = handler
@@ -76,15 +55,10 @@ func WithDropHandler(handler func(ctx context.Context, task any, err error)) Opt
 }
 
 // DropObserver is an Observer that is also told of the tasks the pool
-// accepted and dropped before they ran (WithQueueTimeout, WithQueueTarget,
-// a context that ended while its task waited in the buffer). An Observer
-// that does not implement it is told of no drop and works as before.
+// accepted and dropped before they ran (see the package doc, Overload).
 type DropObserver interface {
 	Observer
-	// TaskDropped is called once for each dropped task, with the time it
-	// waited from its submit call, and the error it was dropped with
-	// (ErrQueueTimeout or its context's error). It is called after the
-	// pool's lock is released, on the goroutine that dropped the task.
+	// TaskDropped is called once per dropped task, with its wait and its error, after the pool's lock is released.
 	TaskDropped(wait time.Duration, err error)
 }
 

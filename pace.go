@@ -11,19 +11,13 @@ import (
 // the pool is not paused, and, with a rate limit, a token is there
 // (poolCore.gateOpenLocked); a task that waits for either holds no worker.
 
-// WithRateLimit makes the pool start tasks at most perSecond a second on
-// average, and at most burst in a row: a token bucket that holds at most
-// burst tokens and gains perSecond a second, and a task takes one as it
-// starts. A task waiting for a token holds no worker. perSecond <= 0 or
-// +Inf means no limit (the default), and then burst is not checked. NaN,
-// or burst < 1 with a limit (0 < perSecond < +Inf), is ErrInvalidRateLimit
-// from the constructor. The bucket starts full when a pool is made, and
-// when a limit is set where there was none.
-//
-// A task that finds no token waits where it waits in a full pool: in the
-// buffer while it has room, else with its caller blocked, or it is refused
-// with ErrPoolOverload where a full pool refuses (WithNonblocking,
-// TrySubmit, MaxBlockingTasks), even while Free() reports free workers.
+// WithRateLimit makes the pool start at most perSecond tasks a second on
+// average and burst in a row: a task takes a token as it starts from a bucket
+// of burst tokens, full at first and when a limit is set where there was
+// none. A task waiting for a token holds no worker, and waits, or is refused,
+// as in a full pool, even while Free() reports free workers. perSecond <= 0
+// or +Inf is no limit (the default), and burst is then not checked; NaN, or
+// burst < 1 with a limit, is ErrInvalidRateLimit.
 func WithRateLimit(perSecond float64, burst int) Option {
 	return func(opts *Options) {
 		opts.RateLimit, opts.RateBurst = perSecond, burst
@@ -215,8 +209,7 @@ func (p *poolCore[T]) paced(gen uint64) {
 	p.countOut() // its last act: the wake-ups are sent on the pool's behalf
 }
 
-// Pause stops the pool from starting tasks until Resume, and waits until
-// none runs, or ctx is done; see the package doc.
+// Pause stops the pool from starting tasks and waits until none runs.
 func (p *poolCore[T]) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	p.lock.Lock()

@@ -5,14 +5,13 @@ import (
 	"runtime/debug"
 )
 
-// PanicError is the error that a task's panic becomes wherever this package
-// reports a task's outcome instead of leaving the panic to the pool: Wait of
-// a Group or ResultGroup, a Future's Wait, Wait of a Stream (a task's or a
-// callback's panic) or of a Keyed, and a WorkerPool's Process. It carries
-// the value passed to panic and the stack of the panicking goroutine. A
-// pool's own tasks never yield one: their panics go to the PanicHandler.
-// Either way, a pool of this package that ran the task counts it in
-// Stats.Panicked.
+// PanicError is the error a task's panic, or runtime.Goexit, becomes where a
+// wrapper reports the task's outcome (Go, the groups, Stream, Keyed, Map,
+// WorkerPool.Process), with the value passed to panic and the panicking
+// goroutine's stack. The pool's PanicHandler does not see it, but a pool of
+// this package counts the task in Stats.Panicked; the worker goes on after a
+// panic and ends after a Goexit. A plain task's panic goes to the
+// PanicHandler instead.
 type PanicError struct {
 	Value any
 	Stack []byte
@@ -23,8 +22,8 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("ants: task panicked: %v\n\n%s", e.Value, e.Stack)
 }
 
-// Unwrap returns the panic value if it is an error, so that errors.Is and
-// errors.As see through a panic(err).
+// Unwrap returns the panic value if it is an error, for errors.Is and
+// errors.As.
 func (e *PanicError) Unwrap() error {
 	err, _ := e.Value.(error)
 	return err

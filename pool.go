@@ -2,13 +2,11 @@ package ants
 
 import "context"
 
-// Pool runs submitted functions on a bounded set of recycled goroutines.
-//
-// A Pool is safe for concurrent use by multiple goroutines. It must be
-// created with NewPool. A Pool is a handle, as in ants: a copy of a Pool
-// value is the same pool, and two handles of one pool compare equal. Its
-// methods but Submit, SubmitContext and TrySubmit are those of every pool
-// kind, described once in the package doc, under Pool methods.
+// Pool runs submitted functions on a bounded set of recycled goroutines. It
+// is safe for concurrent use by multiple goroutines and must be created with
+// NewPool. It is a handle, as in ants: copies of a Pool value are the same
+// pool and compare equal. Its methods but Submit, SubmitContext and
+// TrySubmit are under Pool methods in the package doc.
 type Pool struct {
 	*poolCore[func()]
 }
@@ -25,14 +23,11 @@ func NewPool(size int, options ...Option) (*Pool, error) {
 
 func runTask(_ *goWorker[func()], task func()) { task() }
 
-// Submit runs task on a worker. If every worker is busy and the task buffer
-// is full, it waits for a worker, unless the pool is Nonblocking or
-// MaxBlockingTasks callers are already waiting (ErrPoolOverload). It returns
-// ErrPoolClosed after Release and ErrNilTask for a nil task. When it
-// returns nil, task runs exactly once.
-//
-// A task that submits to its own pool can wait forever once the pool is
-// full; use WithNonblocking, TrySubmit or a task buffer for that.
+// Submit runs task on a worker, waiting while every worker is busy and the
+// task buffer is full, unless the pool is Nonblocking or MaxBlockingTasks
+// callers wait (ErrPoolOverload). It returns ErrPoolClosed after Release and
+// ErrNilTask for a nil task; when it returns nil, task runs exactly once. A
+// task that submits to its own full pool can wait forever.
 func (p *Pool) Submit(task func()) error {
 	if task == nil {
 		return rejectNil(&p.rejected, &p.closed)
@@ -41,8 +36,8 @@ func (p *Pool) Submit(task func()) error {
 }
 
 // SubmitContext is Submit for a caller that gives up when ctx is done: it
-// then returns ctx.Err() and task never runs. A ctx already done returns at
-// once. A nil ctx is taken as context.Background().
+// then returns ctx.Err() (at once if ctx is already done) and task never
+// runs. A nil ctx is context.Background().
 func (p *Pool) SubmitContext(ctx context.Context, task func()) error {
 	if task == nil {
 		return rejectNil(&p.rejected, &p.closed)
@@ -55,7 +50,7 @@ func (p *Pool) SubmitContext(ctx context.Context, task func()) error {
 }
 
 // TrySubmit is Submit for a caller that never waits: it returns
-// ErrPoolOverload when no worker and no buffer slot is free right now.
+// ErrPoolOverload when no worker and no buffer slot is free.
 func (p *Pool) TrySubmit(task func()) error {
 	if task == nil {
 		return rejectNil(&p.rejected, &p.closed)

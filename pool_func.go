@@ -2,21 +2,18 @@ package ants
 
 import "context"
 
-// PoolWithFuncGeneric runs one function, given at creation, on arguments of
-// type T, on a bounded set of recycled goroutines. Invoke allocates nothing.
-//
-// A PoolWithFuncGeneric is safe for concurrent use by multiple goroutines.
-// It must be created with NewPoolWithFuncGeneric. It is a handle, as Pool
-// is: a copy of a PoolWithFuncGeneric value is the same pool. Its methods
-// but the Invoke family are Pool's (Pool methods in the package doc).
+// PoolWithFuncGeneric calls one function, given at creation, with each
+// Invoke argument, on a bounded set of recycled goroutines; Invoke allocates
+// nothing. It is safe for concurrent use by multiple goroutines and must be
+// created with NewPoolWithFuncGeneric; it is a handle, as Pool is. Its other
+// methods are Pool's.
 type PoolWithFuncGeneric[T any] struct {
 	*poolCore[T]
 }
 
-// PoolWithFunc is the pool of a func(any), ants' non-generic function
-// pool: a PoolWithFuncGeneric[any] under a name of its own, with the same
-// methods. It is a handle, as Pool is: a copy of a PoolWithFunc value is
-// the same pool.
+// PoolWithFunc is ants' non-generic function pool: a
+// PoolWithFuncGeneric[any] under a name of its own, with the same methods,
+// and a handle, as Pool is.
 type PoolWithFunc struct {
 	PoolWithFuncGeneric[any]
 }
@@ -31,9 +28,7 @@ func NewPoolWithFunc(size int, pf func(any), options ...Option) (*PoolWithFunc, 
 	return &PoolWithFunc{*p}, nil
 }
 
-// NewPoolWithFuncGeneric returns a pool that calls pf with each Invoke
-// argument, on at most size workers (size <= 0: unlimited). A nil pf is
-// ErrLackPoolFunc.
+// NewPoolWithFuncGeneric is NewPoolWithFunc for a func(T).
 func NewPoolWithFuncGeneric[T any](size int, pf func(T), options ...Option) (*PoolWithFuncGeneric[T], error) {
 	if pf == nil {
 		return nil, ErrLackPoolFunc
@@ -51,9 +46,8 @@ func (p *PoolWithFuncGeneric[T]) Invoke(arg T) error {
 	return p.submit(context.Background(), arg, false)
 }
 
-// InvokeContext is Invoke for a caller that gives up when ctx is done: it
-// then returns ctx.Err() and the function is not called with arg. A ctx
-// already done returns at once. A nil ctx is taken as context.Background().
+// InvokeContext is Invoke for a caller that gives up when ctx is done, as
+// Pool.SubmitContext.
 func (p *PoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error {
 	ctx, err := p.checkContext(ctx)
 	if err != nil {
@@ -62,8 +56,7 @@ func (p *PoolWithFuncGeneric[T]) InvokeContext(ctx context.Context, arg T) error
 	return p.submit(ctx, arg, false)
 }
 
-// TryInvoke is Invoke for a caller that never waits: it returns
-// ErrPoolOverload when no worker and no buffer slot is free right now.
+// TryInvoke is Invoke for a caller that never waits, as Pool.TrySubmit.
 func (p *PoolWithFuncGeneric[T]) TryInvoke(arg T) error {
 	return p.submit(context.Background(), arg, true)
 }

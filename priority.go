@@ -8,18 +8,12 @@ import (
 // priorityKey is the context key of a priority level.
 type priorityKey struct{}
 
-// ContextWithPriority returns a copy of ctx that carries a priority level.
-// Tasks submitted with it, and callers waiting with it, go ahead of waiting
-// work of lower levels. Higher runs first. The default level is 0, and
-// negative levels are for background work.
-//
-// A level matters only while work waits: a task that finds a free worker
-// runs at once, whatever its level, and a running task is never preempted.
-// Levels order the work waiting in one pool (or one Subpool): a MultiPool
-// orders within each member pool, not across them, so a task of a high
-// level waiting in one member pool does not overtake one of a lower level
-// that another member pool's free worker takes.
-// A nil ctx is taken as context.Background().
+// ContextWithPriority returns a copy of ctx (nil: context.Background()) that
+// carries a priority level: work submitted with it goes ahead of waiting
+// work of lower levels. The default level is 0; negative levels are for
+// background work. A level matters only while work waits (a task that finds
+// a free worker runs at once, and none is preempted), and within one pool or
+// Subpool, not across a MultiPool's member pools.
 func ContextWithPriority(ctx context.Context, level int) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -38,8 +32,7 @@ func PriorityFromContext(ctx context.Context) int {
 
 // WithPriorityAging makes waiting work gain one level for every d it has
 // waited, so that no level starves. d == 0 (the default) means strict
-// levels; d < 0 is ErrInvalidPriorityAging from every constructor that
-// takes options, NewWorkerPool included.
+// levels; d < 0 is ErrInvalidPriorityAging.
 func WithPriorityAging(d time.Duration) Option {
 	return func(opts *Options) {
 		opts.PriorityAging = d

@@ -9,19 +9,13 @@ import (
 	"time"
 )
 
-// NewSlogLogger returns a Logger that writes the pool's messages to l as
-// structured records, for WithLogger. A task's panic, which the default
-// logger prints as one multi-line message, becomes one record at level
-// Error with the message "worker exits from panic" and two attributes:
-// "panic", the value passed to panic, and "stack", the panicking
-// goroutine's stack as a string. Every other message keeps its text (less a
-// trailing newline) and becomes a record at level Info, the level of an
-// ordinary line of the default logger. A nil l means slog.Default(), looked
-// up at each message.
-//
-// The Logger is safe for concurrent use by multiple goroutines, as l is.
-// Records carry the source position of the pool code that logged, not of
-// this adapter, for a handler with AddSource.
+// NewSlogLogger returns a Logger, for WithLogger, that writes the pool's
+// messages to l (nil: slog.Default(), looked up at each message). A task's
+// panic becomes one record at level Error, "worker exits from panic", with
+// the attributes "panic" (the value) and "stack" (a string); every other
+// message, a record at level Info with its text. Records carry the source
+// position of the pool code that logged. It is safe for concurrent use, as l
+// is.
 func NewSlogLogger(l *slog.Logger) Logger {
 	return slogLogger{l: l}
 }

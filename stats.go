@@ -1,22 +1,12 @@
 package ants
 
-// Stats is a snapshot of a pool's state and counters. When the pool is
-// quiet (no task running or waiting), Submitted == Completed + Panicked +
-// Dropped.
-//
-// The counters are the pool's, whoever submitted the tasks: a task of Go, a
-// Group, a Stream or a Keyed is one task of the pool it runs on (a Keyed
-// key's run of tasks is one), and counts as panicked if the wrapper caught
-// its panic and returned it as a *PanicError, as does a WorkerPool's task
-// whose panic Process returned. That holds on the package's pools and
-// sub-pools of them; through a Submitter of the user's own, the pool sees a
-// task that returned. A wrapper whose context is done skips its next tasks
-// without asking the pool, so they are not Rejected: it reports them in its
-// own error.
-//
-// With priority levels in use (ContextWithPriority), Waiting and Queued
-// count the waiting work of every level together; the wait of each level
-// is what an Observer's wait times, labelled by the user, show.
+// Stats is a snapshot of a pool's state and counters; when the pool is
+// quiet, Submitted == Completed + Panicked + Dropped. A wrapper's task is
+// one task of the pool it runs on (a Keyed key's run is one), panicked if
+// its panic was returned as a *PanicError, except through a Submitter of the
+// program's own. A wrapper whose context is done skips its tasks without
+// asking the pool: they are not Rejected. Waiting and Queued count every
+// priority level together.
 type Stats struct {
 	Cap     int  // capacity, -1 if unlimited; a MultiPool's is the sum of its member pools' (-N for N unlimited ones), as its Cap()
 	Running int  // workers, busy or idle, as Running()

@@ -16,28 +16,22 @@ import (
 const streamWindow = 1024
 
 // Stream runs tasks concurrently on a pool and their callbacks one at a
-// time, in the order the tasks were given, in the manner of conc's stream
-// package: results computed in parallel can be written to a sink that is not
-// safe for concurrent use, in order.
-//
-// Unlike conc's, a Stream starts no goroutine of its own: the callbacks run
-// on the worker of the task that completes the oldest outstanding one, which
-// then runs every callback that is ready before it returns to the pool (a
-// refused task's Go call does the same). So callbacks run on the pool's
-// workers and hold one while they run; a stream that is idle holds nothing.
+// time, in the order the tasks were given, as conc's stream package does:
+// results computed in parallel can be written, in order, to a sink that is
+// not safe for concurrent use. It starts no goroutine: callbacks run on the
+// worker of the task that completes the oldest outstanding one, which runs
+// every callback that is ready before it returns to the pool (or on the
+// goroutine of a Go whose task was refused), and an idle stream holds
+// nothing.
 //
 // A task that panics or calls runtime.Goexit has no callback; Wait reports
-// it as a *PanicError, and the later callbacks run. So does a callback
-// that panics. A callback that calls runtime.Goexit ends the goroutine it
-// runs on, as Goexit does, but first that goroutine runs every callback
-// that is ready after it, in order, so that the stream still drains; Wait
-// reports it as a *PanicError. Callbacks run on the pool's workers, or on
-// the goroutine of a Go whose task the pool refused: a Goexit in a
-// callback may end that goroutine.
+// it as a *PanicError, and the later callbacks run. So does a callback that
+// panics. A callback that calls runtime.Goexit ends the goroutine it runs
+// on, after running the callbacks ready after it; Wait reports it as a
+// *PanicError.
 //
 // A Stream is created by NewStream. It is safe for concurrent use by
-// multiple goroutines (concurrent Go calls are ordered by the order in which
-// they take their place) and must not be copied after first use. A task or
+// multiple goroutines and must not be copied after first use. A task or
 // callback must not call Go on its own stream: once the window is full that
 // waits for itself.
 type Stream struct {
@@ -70,8 +64,7 @@ type streamItem struct {
 	finished bool   // the task has returned, panicked or been refused
 }
 
-// NewStream returns a Stream that runs its tasks on p. It panics if p is
-// nil (see Submitter).
+// NewStream returns a Stream that runs its tasks on p; a nil p panics.
 func NewStream(p Submitter) *Stream {
 	mustSubmitter(p)
 	s := &Stream{pool: p}
@@ -81,20 +74,12 @@ func NewStream(p Submitter) *Stream {
 
 // Go runs task on the pool; the func it returns, its callback, is called
 // after it, in the order of the Go calls and never at the same time as
-// another callback of the stream. A nil callback is skipped.
-//
-// Go first waits while the window (1024 tasks whose callbacks have not
-// returned) is full, then for the pool's capacity, as SubmitContext does
-// without a deadline. A task the pool refuses or drops before it runs
-// (ErrQueueTimeout), a nil task (ErrNilTask) and a
-// task that panics (*PanicError) have no callback but keep their place, so
-// the callbacks after them are not held back; Wait reports the first such
-// error, and the first panic of a callback. A task's panic counts in the
-// Stats.Panicked of a pool of this package; a callback's, which is not a
-// task, does not.
-//
-// Cost: beside the pool's own, two allocations (the place in the order and
-// the task's closure).
+// another callback of the stream; a nil callback is skipped. Go first waits
+// while 1024 tasks' callbacks have not returned, then for the pool's
+// capacity. A task refused, dropped, nil (ErrNilTask) or panicking has no
+// callback but keeps its place; Wait reports the first such error, and the
+// first panic of a callback (not counted in Stats, as a callback is not a
+// task).
 func (s *Stream) Go(task func() func()) {
 	it := new(streamItem)
 	s.mu.Lock()
@@ -129,9 +114,8 @@ func (s *Stream) Go(task func() func()) {
 }
 
 // Wait waits until every task given to Go so far has run, and its callback,
-// and returns the first error, or nil. It may be called once all calls to Go
-// have been made; the stream may then be used again, and Wait keeps
-// reporting the first error.
+// and returns the first error, or nil, which it keeps reporting; call it
+// once all calls to Go have been made. The stream may then be used again.
 func (s *Stream) Wait() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -2,29 +2,21 @@ package ants
 
 import "context"
 
-// Submitter is a pool that groups (Group, ResultGroup), futures (Go),
-// streams (Stream), keyed queues (Keyed) and sub-pools (Subpool) can run
-// tasks on: *Pool, *MultiPool and *Subpool satisfy it, and so may a type of
-// the caller's own. SubmitContext must run every task it accepts (returns
-// nil for) exactly once, and refuse the others with an error.
-//
-// Where a Submitter is given (Go, NewGroup, NewStream, NewKeyed,
-// NewSubpool...), a nil one panics with "ants: nil Submitter", and so does
-// a nil *Pool, *MultiPool or *Subpool, or one that its constructor did not
-// make. A SubmitContext of the caller's own that panics or calls
-// runtime.Goexit instead of answering is let go on to the caller of Go,
-// Group.Go, Stream.Go or Keyed.Submit; the wrapper takes the task as
-// refused, so that its Wait does not wait for it.
+// Submitter is what Go, the groups, Stream, Map, Keyed and Subpool run tasks
+// on: *Pool, *MultiPool, *Subpool, or a type of the program's own, whose
+// SubmitContext must run every task it accepts exactly once and refuse the
+// others with an error. A nil Submitter given to them (a nil *Pool too, or
+// one its constructor did not make) panics with "ants: nil Submitter". A
+// SubmitContext that panics or calls runtime.Goexit instead of answering
+// passes it on to the wrapper's caller, the task taken as refused.
 type Submitter interface {
 	SubmitContext(ctx context.Context, task func()) error
 }
 
-// TrySubmitter is a Submitter that can also take a task only if it has room
-// for it right now: TrySubmit never waits, and returns ErrPoolOverload when
-// there is no room, or another error if the task is refused for another
-// reason. Group.TryGo, ResultGroup.TryGo and Subpool.TrySubmit call it on a
-// Submitter that has it; on one that does not they take no task. *Pool,
-// *MultiPool and *Subpool satisfy it.
+// TrySubmitter is a Submitter that can take a task only if it has room right
+// now: TrySubmit never waits, and returns ErrPoolOverload for want of room.
+// Group.TryGo, ResultGroup.TryGo and Subpool.TrySubmit use it, and take no
+// task on a Submitter without it. *Pool, *MultiPool and *Subpool satisfy it.
 type TrySubmitter interface {
 	Submitter
 	TrySubmit(task func()) error

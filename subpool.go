@@ -7,31 +7,17 @@ import (
 )
 
 // Subpool limits how many of its tasks run at once on a parent pool that it
-// shares with other work, in the manner of errgroup's SetLimit or pond's
-// NewSubpool: one bounded pool can serve a whole program while each part of
-// it gets a limit of its own. Its tasks run on the parent's workers; the
-// sub-pool starts no goroutine, and an idle one holds nothing (no goroutine,
-// no slot, no reference to a task).
+// shares with other work, as errgroup's SetLimit or pond's NewSubpool do.
+// Its tasks run on the parent's workers; it starts no goroutine, and an idle
+// one holds nothing.
 //
-// A task holds one of the sub-pool's slots from the moment its submit is
-// admitted until it returns or panics. A submit that finds no free slot
-// waits in a queue ordered by the priority level of its context
-// (ContextWithPriority), highest first, and by arrival within a level;
-// levels do not age in a Subpool. A finishing task hands its slot straight
-// to the caller at the head of the queue, which then submits to the parent
-// with its own context, where it waits at its level again if the parent is
-// full. A slot the parent refuses (closed, overloaded, context done)
-// goes back the same way, so the next caller gets it.
-//
-// The parent must run every task it accepts exactly once, as Pool and
-// MultiPool do; a Submitter that dropped a task would keep its slot forever.
-//
-// A submit with a free slot costs one short critical section beside the
-// parent's submit, and the task's end one more; neither allocates in steady
-// state. A caller that finds no free slot waits for one, allocating a
-// waiter, and then, if the parent is full too, waits a second time there.
-// The benchmark report has the figures:
-// https://github.com/e62cffed/ants/blob/main/BENCHMARKS.md.
+// A task holds a slot from the moment its submit is admitted until it
+// returns or panics. A submit that finds no free slot waits in a queue by
+// priority level (highest first, without aging), then arrival. A finishing
+// task, or one the parent refuses, hands its slot straight to the head of
+// the queue, which then submits to the parent with its own context. The
+// parent must run every task it accepts exactly once, as Pool and MultiPool
+// do: a task it lost would keep its slot forever.
 //
 // A Subpool is safe for concurrent use by multiple goroutines. It must be
 // created with NewSubpool and must not be copied after first use.
@@ -93,9 +79,8 @@ type Subpool struct {
 }
 
 // NewSubpool returns a sub-pool that runs at most size of its tasks at once
-// on parent, a *Pool, a *MultiPool, another *Subpool or any Submitter; size
-// <= 0 means no limit of its own, so that only the parent bounds it. It
-// panics if parent is nil.
+// on parent, any Submitter (a Subpool too); size <= 0 means no limit of its
+// own. It panics if parent is nil.
 func NewSubpool(parent Submitter, size int) *Subpool {
 	mustSubmitter(parent)
 	s := &Subpool{parent: parent}
@@ -110,33 +95,25 @@ func NewSubpool(parent Submitter, size int) *Subpool {
 	return s
 }
 
-// Submit runs task on the parent pool once the sub-pool has a free slot,
-// waiting for one as long as it takes, and then for the parent as the
-// parent's SubmitContext does. It returns ErrPoolClosed after Release, the
-// parent's error if the parent refuses the task (ErrPoolClosed for a
-// released parent, ErrPoolOverload for a Nonblocking one), and ErrNilTask
-// for a nil task. When it returns nil, task runs exactly once.
-//
-// A task that submits to its own sub-pool can wait forever once the
-// sub-pool is full, as with a Pool.
+// Submit runs task on the parent once the sub-pool has a free slot, waiting
+// for one as long as it takes, then for the parent as its SubmitContext
+// does. It returns ErrPoolClosed after Release, the parent's error if it
+// refuses the task, and ErrNilTask for a nil task; when it returns nil, task
+// runs exactly once.
 func (s *Subpool) Submit(task func()) error {
 	return s.submit(context.Background(), task, false, false, nil)
 }
 
-// SubmitContext is Submit for a caller that gives up when ctx is done,
-// whether it is waiting for a slot or for the parent: it then returns
-// ctx.Err() and task never runs. A ctx already done returns at once. A nil
-// ctx is taken as context.Background().
+// SubmitContext is Submit giving up with ctx.Err() when ctx is done, whether
+// it waits for a slot or for the parent.
 func (s *Subpool) SubmitContext(ctx context.Context, task func()) error {
 	return s.submit(orBackground(ctx), task, false, false, nil)
 }
 
-// TrySubmit is Submit for a caller that never waits, neither for a slot nor
-// for the parent: it returns ErrPoolOverload if no slot is free (or callers
-// are waiting for one) or if the parent's TrySubmit refuses the task for
-// want of room. A parent that is not a TrySubmitter cannot promise not to
-// wait, so on such a parent TrySubmit always returns ErrPoolOverload, as
-// Group.TryGo never takes a task there.
+// TrySubmit is Submit for a caller that waits neither for a slot nor for the
+// parent: it returns ErrPoolOverload if no slot is free (or callers wait for
+// one), if the parent's TrySubmit finds no room, or if the parent is not a
+// TrySubmitter.
 func (s *Subpool) TrySubmit(task func()) error {
 	return s.submit(context.Background(), task, true, false, nil)
 }

@@ -8,17 +8,15 @@ import (
 // The sub-pool's state as its users see it, and the calls that change it:
 // Tune, Release and Reboot.
 
-// Running returns the number of the sub-pool's tasks that have started and
-// not finished. It is at most Cap(), except for a while after a shrinking
-// Tune.
+// Running returns the number of the sub-pool's tasks started and not
+// finished.
 func (s *Subpool) Running() int {
 	return int(s.running.Load())
 }
 
-// Free returns how many more tasks the sub-pool would admit without
-// waiting: Cap() less the slots taken, which include tasks accepted by the
-// parent that have not started yet. It returns -1 for a sub-pool without a
-// limit of its own, and is negative for a while after a shrinking Tune.
+// Free returns how many more tasks the sub-pool would admit without waiting
+// (Cap() less the slots held, by tasks the parent has not started too), or
+// -1 without a limit of its own.
 func (s *Subpool) Free() int {
 	c := s.capacity.Load()
 	if c < 0 {
@@ -29,31 +27,26 @@ func (s *Subpool) Free() int {
 	return int(c) - s.held
 }
 
-// Waiting returns the number of callers waiting for a slot of the
-// sub-pool. A caller that has its slot and waits for the parent is counted
-// by the parent's Waiting instead.
+// Waiting returns the callers waiting for a slot, not for the parent.
 func (s *Subpool) Waiting() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.waitq.blocked
 }
 
-// Cap returns the most tasks the sub-pool runs at once, or -1 if it has no
-// limit of its own.
+// Cap returns the sub-pool's limit, or -1 if it has none of its own.
 func (s *Subpool) Cap() int {
 	return int(s.capacity.Load())
 }
 
-// IsClosed reports whether the sub-pool has been released and not
-// rebooted. It says nothing of the parent.
+// IsClosed reports whether the sub-pool is released and not rebooted.
 func (s *Subpool) IsClosed() bool {
 	return s.closed.Load()
 }
 
-// Tune changes the sub-pool's limit. As for a Pool, it does nothing for
-// size <= 0 or a sub-pool without a limit. Growing hands the new slots to
-// waiting callers at once; shrinking lets running tasks finish, and admits
-// new ones only once fewer than size hold a slot.
+// Tune changes the sub-pool's limit, as Pool.Tune: growing hands new slots
+// to waiting callers at once; shrinking admits new tasks only once fewer
+// than size hold a slot.
 func (s *Subpool) Tune(size int) {
 	if size <= 0 {
 		return
@@ -68,11 +61,8 @@ func (s *Subpool) Tune(size int) {
 	s.admitLocked()
 }
 
-// Release closes the sub-pool: later submits fail with ErrPoolClosed, and
-// callers waiting for a slot return ErrPoolClosed. Tasks already accepted
-// still run, and so does the task of a caller that had its slot before
-// Release and is handing it to the parent. It never releases the parent.
-// Releasing a closed sub-pool does nothing.
+// Release closes the sub-pool, not the parent: submits and waiting callers
+// get ErrPoolClosed; tasks holding a slot still run.
 func (s *Subpool) Release() {
 	s.close()
 }
@@ -96,24 +86,18 @@ func (s *Subpool) close() bool {
 	return true
 }
 
-// ReleaseTimeout is Release followed by a wait, at most timeout, until
-// every task that holds a slot has finished (or been refused by the
-// parent), and the timer of the rate limit, if one was set, has been
-// stopped or has finished firing: the sub-pool then holds nothing. It
-// returns ErrTimeout if they did not finish in time and
-// ErrPoolClosed if the sub-pool was already closed.
+// ReleaseTimeout is Release, then a wait of at most timeout until the
+// sub-pool holds nothing (no slot, no rate-limit timer), else ErrTimeout.
 func (s *Subpool) ReleaseTimeout(timeout time.Duration) error {
 	return releaseWithin(timeout, s.ReleaseContext)
 }
 
-// ReleaseContext is ReleaseTimeout with a wait until ctx is done, as for a
-// Pool: it then returns ctx.Err(), and with a nil ctx it does not wait.
+// ReleaseContext is ReleaseTimeout with the wait bounded by ctx instead.
 func (s *Subpool) ReleaseContext(ctx context.Context) error {
 	return releaseAndWait(ctx, s.close, s.waitDrained)
 }
 
-// WaitReleased waits until the sub-pool has been released, by any call, and
-// holds nothing (see ReleaseTimeout), as it does for a Pool.
+// WaitReleased waits until the sub-pool is released and holds nothing.
 func (s *Subpool) WaitReleased(ctx context.Context) error {
 	return waitReleased(orBackground(ctx), &s.mu, s.closed.Load, &s.released, s.waitDrained)
 }
@@ -124,24 +108,17 @@ func (s *Subpool) waitDrained(ctx context.Context) error {
 	return waitZero(ctx, &s.mu, s.drainedLocked, &s.drained)
 }
 
-// Reboot reopens a released sub-pool; it does nothing to an open one, and
-// nothing to the parent.
+// Reboot reopens a released sub-pool (never the parent).
 func (s *Subpool) Reboot() {
 	s.mu.Lock()
 	s.closed.Store(false)
 	s.mu.Unlock()
 }
 
-// Stats returns a snapshot of the sub-pool's state and counters. For a
-// sub-pool, Cap is its limit (-1 if none), Running its tasks started and not
-// finished, and Waiting its callers waiting for a slot; Idle and Queued are
-// always 0, since its tasks wait in the parent (see the parent's Stats). The
-// counters are its own: Submitted its tasks the parent accepted, Completed
-// and Panicked how they ended, Rejected its submit calls that returned an
-// error, whoever refused them. A panic in a task of nested sub-pools counts
-// in the Panicked of every level, and of the pool below them; so does one
-// that a wrapper on the sub-pool (Go, a Group, a Stream, a Keyed) returned
-// as a *PanicError, if the pool below is one of the package's.
+// Stats returns the sub-pool's own snapshot: Cap its limit, Running its
+// started tasks, Waiting its callers waiting for a slot, Idle and Queued 0;
+// the counters count its own tasks and calls, whoever refused them, and a
+// panic counts at every level of nested sub-pools and in the pool below.
 func (s *Subpool) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -158,13 +135,10 @@ func (s *Subpool) Stats() Stats {
 	}
 }
 
-// Pause stops the sub-pool from handing its tasks to its parent; the
-// parent's other work goes on. Tasks already handed to the parent still
-// start, and Pause waits for them: it returns nil once none of the
-// sub-pool's tasks holds a slot, or ctx.Err() if ctx is done first. Callers
-// wait for a slot as they do in a full sub-pool, and TrySubmit is refused.
-// The rest is as for a Pool (see Pool methods in the package doc): a paused
-// or released sub-pool, a nil ctx, and a Resume or Release meanwhile.
+// Pause stops the sub-pool from handing tasks to its parent, whose other
+// work goes on, and waits until none of its tasks holds a slot; callers wait
+// as in a full sub-pool, and TrySubmit is refused. The rest is as
+// Pool.Pause.
 func (s *Subpool) Pause(ctx context.Context) error {
 	ctx = orBackground(ctx)
 	s.mu.Lock()
@@ -179,9 +153,8 @@ func (s *Subpool) Pause(ctx context.Context) error {
 	return s.waitDrained(ctx)
 }
 
-// Resume lets a paused sub-pool hand its tasks to its parent again, in the
-// order they would have gone. Resuming a sub-pool that is not paused does
-// nothing.
+// Resume lets a paused sub-pool hand its tasks to its parent again, in
+// order.
 func (s *Subpool) Resume() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,10 +169,8 @@ func (s *Subpool) Resume() {
 // Paused reports whether the sub-pool is paused.
 func (s *Subpool) Paused() bool { return s.pausedFlag.Load() }
 
-// SetRateLimit limits how fast the sub-pool hands its own tasks to its
-// parent: a task takes a token as it takes a slot (see WithRateLimit, which
-// a Subpool, taking no options, gets this way). It returns
-// ErrInvalidRateLimit, and changes nothing, for invalid values.
+// SetRateLimit limits how fast the sub-pool hands tasks to its parent (a
+// task takes a token as it takes a slot); see Pool.SetRateLimit.
 func (s *Subpool) SetRateLimit(perSecond float64, burst int) error {
 	if err := checkRateLimit(perSecond, burst); err != nil {
 		return err

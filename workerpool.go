@@ -15,49 +15,29 @@ type Worker[T, R any] interface {
 }
 
 // WorkerPool runs tasks on at most size workers that keep state across
-// tasks: each worker goroutine owns one Worker, a connection, a parser or a
-// scratch buffer, and runs every task it takes on it. It is tunny's model,
-// typed, on the engine of every other pool kind: the same goroutine bound,
-// expiry, task buffer, Tune, Release and Stats. Its methods but Process and
-// Go are Pool's (Pool methods in the package doc).
+// tasks: each worker goroutine owns one Worker (a connection, a parser, a
+// scratch buffer) and runs every task it takes on it, as in tunny. Its
+// methods but Process and Go are Pool's (Pool methods in the package doc).
 //
-// # Workers
+// A worker's goroutine calls newWorker(id) when it takes its first task,
+// never at construction, and keeps the Worker until it exits (idle past
+// ExpiryDuration, a shrinking Tune, Release, or a panic); it then calls
+// Close, exactly once, while still counted in the goroutine bound, so every
+// Close has returned when ReleaseTimeout or ReleaseContext returns nil. id
+// is the smallest integer in [0, Cap()) that no other live Worker holds,
+// free again once its Close returns; after a shrinking Tune, the workers
+// that stay keep theirs.
 //
-// The pool calls newWorker(id) on a worker's own goroutine when that
-// goroutine takes its first task, never at construction, and keeps the
-// Worker until the goroutine exits: after ExpiryDuration idle (the purge;
-// WithMinWorkers keeps some alive however long they idle), at a shrinking
-// Tune, at Release, or after a panic in the Worker's Process. The goroutine
-// then calls the Worker's Close, exactly once, while it still holds its
-// place in the goroutine bound. When ReleaseTimeout or ReleaseContext
-// returns nil, every Close has returned.
+// A panic, or runtime.Goexit, in newWorker or Process is returned to that
+// task's caller as a *PanicError, which Stats counts as panicked and the
+// PanicHandler does not see; the goroutine then exits, closing its Worker. A
+// newWorker that returns nil is such a panic too, but the goroutine stays
+// and tries again for its next task. A panic or Goexit in Close goes to the
+// PanicHandler (else the Logger), without counting a task as panicked, and
+// the worker exits all the same.
 //
-// id is the smallest integer in [0, Cap()) that no other live Worker of the
-// pool holds, so that a program can index per-worker resources by it; it is
-// free again once its Worker's Close has returned. After a growing Tune ids
-// reach the new capacity; after a shrinking one the surplus workers exit
-// and free theirs, and the workers that stay keep theirs, which may be
-// above the new capacity until they exit.
-//
-// # Panics
-//
-// A panic in a Worker's Process, or in newWorker, is returned to the caller
-// of that task as a *PanicError (the value and the stack); the pool's
-// PanicHandler does not see it, as for Go. The goroutine then exits, closing
-// its Worker, whose state may be broken, if it has one; later tasks get a new
-// Worker. A newWorker that returns nil is a panic of the same kind, but the
-// goroutine stays and tries newWorker again for its next task. A panic in
-// Close is reported as a task's panic is (PanicHandler, else Logger), and
-// the worker exits all the same. A Worker's Process that calls
-// runtime.Goexit ends its goroutine: its caller gets a *PanicError, and the
-// Worker is closed. A Close that calls runtime.Goexit is reported as a
-// panic in Close is, with an error that names runtime.Goexit as the value;
-// the goroutine, which was exiting anyway, ends, and the pool's counts
-// stay exact: no task counts as panicked for it. Stats counts a task
-// whose panic was returned as panicked, as it does Go's.
-//
-// A WorkerPool is safe for concurrent use by multiple goroutines. It must
-// be created with NewWorkerPool and must not be copied after first use.
+// A WorkerPool is safe for concurrent use by multiple goroutines. It must be
+// created with NewWorkerPool and must not be copied after first use.
 type WorkerPool[T, R any] struct {
 	poolCore[workerTask[T, R]]
 
@@ -110,11 +90,10 @@ type workerState[T, R any] struct {
 	w  Worker[T, R]
 }
 
-// NewWorkerPool returns a pool of at most size workers, each of which owns a
-// Worker made by newWorker (see WorkerPool). size must be positive
-// (ErrInvalidPoolSize): a WorkerPool is always bounded. A nil newWorker is
-// ErrLackPoolFunc. No goroutine starts and no Worker is made until the first
-// task.
+// NewWorkerPool returns a pool of at most size workers, each owning a Worker
+// made by newWorker (see WorkerPool). size must be positive
+// (ErrInvalidPoolSize); a nil newWorker is ErrLackPoolFunc. Nothing starts
+// until the first task.
 func NewWorkerPool[T, R any](size int, newWorker func(id int) Worker[T, R], options ...Option) (*WorkerPool[T, R], error) {
 	if size <= 0 {
 		return nil, ErrInvalidPoolSize
@@ -130,21 +109,13 @@ func NewWorkerPool[T, R any](size int, newWorker func(id int) Worker[T, R], opti
 	return p, nil
 }
 
-// Process runs arg on a Worker and returns the Worker's result and error.
-//
-// It waits for capacity as Pool.SubmitContext does, and refuses as it does:
-// ErrPoolClosed after Release, ErrPoolOverload under Nonblocking or past
-// MaxBlockingTasks, ctx.Err() if ctx is done first (a ctx already done
-// returns at once). If ctx is done after the pool accepted the task but
-// before a Worker started it, as happens to a task in the task buffer, it
-// returns ctx.Err() and no Worker sees arg. Once a Worker has started,
-// Process waits for it to return, whatever ctx does (the Worker gets ctx and
-// may stop early), so the caller never returns while a Worker still uses
-// arg. A task the pool drops before it starts (WithQueueTimeout,
-// WithQueueTarget) returns the drop's error, ErrQueueTimeout or ctx.Err().
-// A nil ctx is taken as context.Background().
-//
-// Process allocates nothing once warmed up: its reply channel is recycled.
+// Process runs arg on a Worker and returns its result and error. It waits
+// and refuses as Pool.SubmitContext does; if ctx is done after the pool
+// accepted the task but before a Worker started it, it returns ctx.Err() and
+// no Worker sees arg. Once a Worker has started, Process waits for it
+// whatever ctx does (the Worker gets ctx), so it never returns while a
+// Worker uses arg. A dropped task returns the drop's error (see the package
+// doc, Overload).
 func (p *WorkerPool[T, R]) Process(ctx context.Context, arg T) (R, error) {
 	var zero R
 	ctx, err := p.checkContext(ctx)
@@ -166,12 +137,9 @@ func (p *WorkerPool[T, R]) Process(ctx context.Context, arg T) (R, error) {
 	return v, err
 }
 
-// Go is Process without the wait for the result: it waits for capacity as
-// the package-level Go does, then returns a Future that is done with what
-// Process would have returned, under the same rules. A refused task's
-// Future is done at once with the refusal.
-//
-// Cost: beside Process's, one allocation for the Future.
+// Go is Process returning at once a Future of its result: it waits for
+// capacity as the package-level Go does, and a refused task's Future is done
+// at once.
 func (p *WorkerPool[T, R]) Go(ctx context.Context, arg T) *Future[R] {
 	f := newFuture[R]()
 	ctx, err := p.checkContext(ctx)
