@@ -8,17 +8,21 @@ import (
 // flowKey is the context key of a flow.
 type flowKey struct{}
 
-// ContextWithFlow returns a copy of ctx (nil: context.Background()) that
-// carries a flow: the tenant, user or client on whose behalf work is
-// submitted; work with no flow is the flow "". Within a priority level,
-// waiting flows take turns by deficit round robin: a flow that starts to
-// wait while k others wait at its level gets a worker within the sum of
-// their weights, plus one, grants at that level; within a flow the order is
-// FIFO (newest first while overloaded, see WithQueueTarget). Like a level, a
-// flow matters only while work waits, and within one pool or Subpool (whose
-// flows each weigh 1), not across a MultiPool's member pools. The flow goes
-// wherever the context goes (a Keyed key's runner waits in the flow of the
-// task that starts it).
+// ContextWithFlow returns a copy of ctx that carries a flow: the tenant,
+// user or client on whose behalf work is submitted. Within one priority
+// level, waiting work of different flows gets workers in turn, so that a
+// flow with a long backlog cannot delay another flow's work by more than
+// one turn per flow with work waiting. Work with no flow is the flow "".
+//
+// The turns are deficit round robin: a flow that starts to wait while k
+// others wait at its level gets a worker within the sum of their weights,
+// plus one, grants at that level; within a flow the order is FIFO (newest
+// first while overloaded, see WithQueueTarget). Like a level, a flow
+// matters only while work waits, and within one pool or Subpool (whose
+// flows each weigh 1), not across a MultiPool's member pools. A flow costs
+// memory only while it has work waiting. The flow goes wherever the context
+// goes (a Keyed key's runner waits in the flow of the task that starts it).
+// A nil ctx is taken as context.Background().
 func ContextWithFlow(ctx context.Context, flow string) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -36,12 +40,15 @@ func FlowFromContext(ctx context.Context) string {
 }
 
 // WithFlowWeights gives each flow a weight: over time, flows with waiting
-// work get workers in proportion to their weights; without it each weighs 1.
-// weight is called once per submit call about to wait, on its goroutine,
-// without the pool's lock (so it may use the pool), with "" for work with no
-// flow; it should be fast, and its answer may be kept while the flow has work
-// waiting. A weight < 1 is 1, above MaxFlowWeight is MaxFlowWeight, and one
-// that panics is 1, its panic logged.
+// work get workers in proportion to their weights. weight is never called
+// with the pool's lock held (so it may use the pool), should be fast, and
+// its answer may be kept while the flow has work waiting; a weight < 1 is
+// 1. Without it every flow weighs 1.
+//
+// weight is called on the goroutine of each submit call about to wait,
+// with "" for work with no flow. A weight above MaxFlowWeight is
+// MaxFlowWeight; one that panics is 1, its panic logged; one that blocks
+// holds only the submit call that called it.
 func WithFlowWeights(weight func(flow string) int) Option {
 	return func(opts *Options) {
 		opts.FlowWeight = weight

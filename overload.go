@@ -7,29 +7,41 @@ import (
 	"time"
 )
 
-// WithQueueTimeout drops work that has waited d without getting a worker:
-// a buffered task never runs; a caller blocked in Submit, Invoke or Process
-// returns ErrQueueTimeout. A buffered task is dropped when the pool next
-// looks at it (a slot frees for it, or a new task finds the buffer full); a
-// blocked caller's timer is its own. A d below the clock's resolution drops
-// every task that had to wait. 0 (the default) is no timeout; d < 0 is
-// ErrInvalidQueueTimeout. See the package doc, Overload.
+// WithQueueTimeout drops waiting work that has waited d without getting a
+// worker: a buffered task is dropped and never runs; a caller blocked in
+// Submit, Invoke or Process returns ErrQueueTimeout. 0 (the default) is no
+// timeout; d < 0 is ErrInvalidQueueTimeout from every constructor that
+// takes options.
+//
+// A buffered task is dropped when the pool next looks at it (a slot frees
+// for it, or a new task finds the buffer full); a blocked caller's timer is
+// its own, so a pool without a buffer bounds its callers' wait. A d below
+// the clock's resolution drops every task that had to wait. See the
+// package doc, Overload.
 func WithQueueTimeout(d time.Duration) Option {
 	return func(opts *Options) {
 		opts.QueueTimeout = d
 	}
 }
 
-// WithQueueTarget turns on CoDel with adaptive LIFO for waiting work. The
-// pool is overloaded from the moment the shortest wait of the work that got a
-// worker over the last interval was above target, until an interval in which
-// some work got one within target, or no work has waited for a whole
-// interval. While it is overloaded, work that has waited more than 2*target
-// when its turn comes, or when a slot goes to its level and flow, is dropped,
-// and within a level the newest work gets a worker first; otherwise nothing
-// changes. target == 0 (the default) is off; interval == 0 is
-// DefaultQueueTargetInterval; negative values are ErrInvalidQueueTarget. A
-// target above the queue timeout leaves the timeout to drop first.
+// WithQueueTarget turns on CoDel for waiting work, with adaptive LIFO:
+// the pool is overloaded from the moment the shortest wait of the work that
+// got a worker over the last interval was above target, until an interval
+// in which some work got a worker within target, or the waiting work runs
+// out. While it is overloaded, work that has waited more than 2*target
+// when its turn comes is dropped instead, and within a priority level the
+// newest waiting work gets a worker first. Otherwise the order is as
+// without it, and nothing is dropped by this rule. target == 0 (the
+// default) is off; interval == 0 is 100 ms; negative values are
+// ErrInvalidQueueTarget from every constructor that takes options.
+//
+// While overloaded, a grant counts as one within target only if it leaves
+// no work waiting (the newest gets its worker at once), and the oldest
+// tasks of the level and flow that have waited more than 2*target are
+// dropped as the slot goes to it. The waiting work has run out once none
+// has waited for a whole interval. A target above the queue timeout leaves
+// the timeout to drop first; without a buffer the rule applies to blocked
+// callers.
 func WithQueueTarget(target, interval time.Duration) Option {
 	return func(opts *Options) {
 		opts.QueueTarget = target
@@ -44,9 +56,11 @@ const DefaultQueueTargetInterval = 100 * time.Millisecond
 // task of Submit or Invoke (and their variants) dropped before it ran, with
 // its context (context.Background() for the calls that take none), the task
 // (Submit's func(), Invoke's argument) and ErrQueueTimeout or the context's
-// error. It runs after the pool's lock is released, on the goroutine that
+// error, so that a service can answer a request whose task it will never
+// run. It runs after the pool's lock is released, on the goroutine that
 // dropped the task (a worker, a submitter, or the one handling a context's
-// end), which its panic reaches; it should be fast. Wrappers' tasks are not
+// end), and should be fast; a panic in it goes to the PanicHandler (else
+// the Logger), and the pool's counts stay exact. Wrappers' tasks are not
 // passed to it: their callers get the error.
 func WithDropHandler(handler func(ctx context.Context, task any, err error)) Option {
 	return func(opts *Options) {
