@@ -180,3 +180,53 @@ func BenchmarkSubmitFlows(b *testing.B) {
 }
 
 type submitterKey struct{}
+
+// BenchmarkSubmitOverload is the cost of overload control where it acts,
+// in the shape of BenchmarkSubmitFlows: a pool of GOMAXPROCS workers with a
+// buffer of 64 tasks, always full, no-op tasks, 8 goroutines calling
+// SubmitContext (so=...):
+//
+//   - off: neither option;
+//   - timeout: WithQueueTimeout(time.Second), which drops nothing here;
+//   - target: WithQueueTarget(time.Second, 0), likewise;
+//   - timeout+ctx: the timeout, with a context that can end for every
+//     task, so that each buffered task registers a context.AfterFunc.
+//
+// Compare with
+//
+//	go test -run '^$' -bench SubmitOverload -benchtime 200000x -count 8 . | tee overload.txt
+//	benchstat -col /so overload.txt
+func BenchmarkSubmitOverload(b *testing.B) {
+	capacity := runtime.GOMAXPROCS(0)
+	for _, mix := range []struct {
+		name string
+		opt  ants.Option
+		ctx  bool
+	}{{name: "off"}, {name: "timeout", opt: ants.WithQueueTimeout(time.Second)},
+		{name: "target", opt: ants.WithQueueTarget(time.Second, 0)},
+		{name: "timeout+ctx", opt: ants.WithQueueTimeout(time.Second), ctx: true}} {
+		b.Run("so="+mix.name, func(b *testing.B) {
+			opts := []ants.Option{ants.WithQueueSize(64)}
+			if mix.opt != nil {
+				opts = append(opts, mix.opt)
+			}
+			p, err := ants.NewPool(capacity, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer releasePool(b, p)
+			var wg sync.WaitGroup
+			task := wg.Done
+			ctxs := make([]context.Context, levelSubmitters)
+			for i := range ctxs {
+				ctxs[i] = context.Background()
+				if mix.ctx {
+					var cancel context.CancelFunc
+					ctxs[i], cancel = context.WithCancel(context.Background())
+					defer cancel()
+				}
+			}
+			runTickets(b, ctxs, &wg, func(ctx context.Context) error { return p.SubmitContext(ctx, task) })
+		})
+	}
+}
