@@ -1,5 +1,7 @@
 //go:build go1.23
 
+//lint:file-ignore U1000 the README's block, compiled and never run
+
 package readme_test
 
 import (
