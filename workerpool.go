@@ -109,6 +109,10 @@ func NewWorkerPool[T, R any](size int, newWorker func(id int) Worker[T, R], opti
 	return p, nil
 }
 
+// Cap returns the capacity of the pool, always positive: a WorkerPool is
+// bounded.
+func (p *WorkerPool[T, R]) Cap() int { return p.poolCore.Cap() }
+
 // Process runs arg on a Worker and returns its result and error. It waits
 // and refuses as Pool.SubmitContext does; if ctx is done after the pool
 // accepted the task but before a Worker started it, it returns ctx.Err() and
