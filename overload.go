@@ -16,8 +16,8 @@ import (
 // A buffered task is dropped when the pool next looks at it (a slot frees
 // for it, or a new task finds the buffer full); a blocked caller's timer is
 // its own, so a pool without a buffer bounds its callers' wait. A d below
-// the clock's resolution drops every task that had to wait. See the
-// package doc, Overload.
+// the clock's resolution drops every task whose wait the clock saw, one
+// tick or more. See the package doc, Overload.
 func WithQueueTimeout(d time.Duration) Option {
 	return func(opts *Options) {
 		opts.QueueTimeout = d

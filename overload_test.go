@@ -724,8 +724,9 @@ func TestOverloadStressLedger(t *testing.T) {
 							ctx, cancel = context.WithCancel(ctx)
 						}
 						err := p.SubmitContext(ctx, func() {
-							if i%7 == 0 {
-								time.Sleep(20 * time.Microsecond)
+							if i%7 == 0 { // a longer task, so that work waits
+								for start := time.Now(); time.Since(start) < 20*time.Microsecond; {
+								}
 							}
 							note(id, "ran")
 						})

@@ -42,7 +42,6 @@ func TestShutdownRecipe(t *testing.T) {
 			for id := 0; id < 6; id++ {
 				require.NoError(t, p.SubmitContext(context.Background(), func() {
 					<-gate
-					time.Sleep(time.Millisecond)
 					mu.Lock()
 					ran[id] = true
 					mu.Unlock()
