@@ -2,17 +2,16 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/e62cffed/ants/benchmarks/internal/overloadfile"
 )
 
 // resultsFile is what one run of the suite writes: where and when it ran,
@@ -131,26 +130,13 @@ func (f *resultsFile) results() *results {
 }
 
 // write writes f as indented JSON to path, creating its directory.
-func (f *resultsFile) write(path string) error {
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
+func (f *resultsFile) write(path string) error { return overloadfile.WriteJSON(path, f) }
 
 // readResultsFile reads a file written by write.
 func readResultsFile(path string) (*resultsFile, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var f resultsFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := overloadfile.ReadJSON(path, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Libraries) == 0 || len(f.Workloads) == 0 {
 		return nil, fmt.Errorf("%s: no libraries or no workloads", path)
@@ -165,15 +151,11 @@ const resultsDir = "results"
 // latestResults returns the newest results/*.json by name (names are
 // dates), or an error if there is none.
 func latestResults() (string, error) {
-	names, err := filepath.Glob(filepath.Join(resultsDir, "*.json"))
-	if err != nil {
-		return "", err
+	name, err := overloadfile.Newest(resultsDir)
+	if err == nil && name == "" {
+		err = fmt.Errorf("no results file in %s/: run the suite first (go run .)", resultsDir)
 	}
-	if len(names) == 0 {
-		return "", fmt.Errorf("no results file in %s/: run the suite first (go run .)", resultsDir)
-	}
-	slices.Sort(names)
-	return names[len(names)-1], nil
+	return name, err
 }
 
 // comparedModules returns the versions of the compared libraries this

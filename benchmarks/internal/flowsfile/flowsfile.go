@@ -6,11 +6,8 @@
 package flowsfile
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -211,26 +208,13 @@ func (f *File) Describe(started time.Time) {
 }
 
 // Write writes f as indented JSON to path, creating its directory.
-func (f *File) Write(path string) error {
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
+func (f *File) Write(path string) error { return overloadfile.WriteJSON(path, f) }
 
 // Read reads a file written by Write.
 func Read(path string) (*File, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var f File
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := overloadfile.ReadJSON(path, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Contenders) == 0 || f.Config.Workers <= 0 || f.Config.Task <= 0 || f.Config.Lights <= 0 {
 		return nil, fmt.Errorf("%s: not a flows results file (no contenders, workers, task or light flows)", path)
@@ -240,14 +224,7 @@ func Read(path string) (*File, error) {
 
 // Newest returns the newest dir/*.json by name (names are dates), or "" if
 // there is none or no such directory.
-func Newest(dir string) (string, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(names) == 0 {
-		return "", err
-	}
-	slices.Sort(names)
-	return names[len(names)-1], nil
-}
+func Newest(dir string) (string, error) { return overloadfile.Newest(dir) }
 
 // Jain is Jain's fairness index of xs, (Σx)² / (n Σx²): 1 when all are
 // equal, 1/n when one has everything; 1 for a single value, 0 for none or
@@ -264,25 +241,13 @@ func Jain(xs []float64) float64 {
 	return sum * sum / (float64(len(xs)) * sq)
 }
 
-// repoURL is the repository's address, for links to a commit.
-const repoURL = "https://github.com/e62cffed/ants"
-
 // WriteSection writes the report's section: when and where, the set-up,
 // the mixed workload's table, the backlogged scenarios' tables, and the
-// targets, met or not.
+// bounds the design aims at, each said to hold or not.
 func WriteSection(out io.Writer, f *File) {
 	c := f.Config
 	capacity := c.Capacity()
-	m := f.Machine
-	commit := f.Commit
-	if len(commit) == 40 {
-		commit = fmt.Sprintf("[`%s`](%s/commit/%s)", commit[:12], repoURL, commit)
-	}
-	if f.Dirty {
-		commit += ", with uncommitted changes"
-	}
-	fmt.Fprintf(out, "Measured on %s (%s UTC, %s in all) on a %d-core %s (GOMAXPROCS %d, %s, %s/%s), commit %s; load average before the run %s.\n\n",
-		f.Date, f.Started.Format("15:04"), f.Duration, m.Cores, m.CPU, m.GOMAXPROCS, f.Go, m.OS, m.Arch, commit, f.Load)
+	fmt.Fprintf(out, "%s\n\n", overloadfile.Stamp(f.Date, f.Started, f.Duration, f.Machine, f.Go, f.Commit, f.Dirty, f.Load))
 	fmt.Fprintf(out, "%d workers and a buffer of %d tasks, each task a `time.Sleep(%v)`: a capacity of %.0f tasks a second. "+
 		"**Mixed workload**: one heavy flow offers %g× capacity (%.0f requests a second) for %v, and %d light flows %g× capacity together (%.1f requests a second each) for %v more; "+
 		"arrivals are open-loop (Poisson, seed %d), each request on its own goroutine, which submits it and returns. "+

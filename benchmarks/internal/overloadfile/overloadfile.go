@@ -215,8 +215,12 @@ func (f *File) Describe(started time.Time) {
 }
 
 // Write writes f as indented JSON to path, creating its directory.
-func (f *File) Write(path string) error {
-	b, err := json.MarshalIndent(f, "", "  ")
+func (f *File) Write(path string) error { return WriteJSON(path, f) }
+
+// WriteJSON writes v as indented JSON to path, creating its directory: the
+// results files of the suite and of each study.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -226,15 +230,23 @@ func (f *File) Write(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// Read reads a file written by Write.
-func Read(path string) (*File, error) {
+// ReadJSON reads into v a file written by WriteJSON.
+func ReadJSON(path string, v any) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Read reads a file written by Write.
+func Read(path string) (*File, error) {
 	var f File
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := ReadJSON(path, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Contenders) == 0 || len(f.Loads) == 0 || f.Config.Workers <= 0 || f.Config.Task <= 0 {
 		return nil, fmt.Errorf("%s: not an overload results file (no contenders, loads, workers or task)", path)
@@ -256,21 +268,26 @@ func Newest(dir string) (string, error) {
 // repoURL is the repository's address, for links to a commit.
 const repoURL = "https://github.com/e62cffed/ants"
 
-// WriteSection writes the report's section: when and where, the set-up,
-// a table per load, and the targets, met or not.
-func WriteSection(out io.Writer, f *File) {
-	c := f.Config
-	capacity := c.Capacity()
-	m := f.Machine
-	commit := f.Commit
+// Stamp is the sentence that opens a study's section: when and where it
+// ran, on which commit, and how loaded the machine was.
+func Stamp(date string, started time.Time, duration string, m Machine, goVersion, commit string, dirty bool, load string) string {
 	if len(commit) == 40 {
 		commit = fmt.Sprintf("[`%s`](%s/commit/%s)", commit[:12], repoURL, commit)
 	}
-	if f.Dirty {
+	if dirty {
 		commit += ", with uncommitted changes"
 	}
-	fmt.Fprintf(out, "Measured on %s (%s UTC, %s in all) on a %d-core %s (GOMAXPROCS %d, %s, %s/%s), commit %s; load average before the run %s.\n\n",
-		f.Date, f.Started.Format("15:04"), f.Duration, m.Cores, m.CPU, m.GOMAXPROCS, f.Go, m.OS, m.Arch, commit, f.Load)
+	return fmt.Sprintf("Measured on %s (%s UTC, %s in all) on a %d-core %s (GOMAXPROCS %d, %s, %s/%s), commit %s; load average before the run %s.",
+		date, started.Format("15:04"), duration, m.Cores, m.CPU, m.GOMAXPROCS, goVersion, m.OS, m.Arch, commit, load)
+}
+
+// WriteSection writes the report's section: when and where, the set-up,
+// a table per load, and the bounds the design aims at, each said to hold
+// or not.
+func WriteSection(out io.Writer, f *File) {
+	c := f.Config
+	capacity := c.Capacity()
+	fmt.Fprintf(out, "%s\n\n", Stamp(f.Date, f.Started, f.Duration, f.Machine, f.Go, f.Commit, f.Dirty, f.Load))
 	fmt.Fprintf(out, "%d workers, each request a task of `time.Sleep(%v)`: a capacity of %.0f requests a second. "+
 		"Requests arrive open-loop (Poisson, seed %d), each on its own goroutine with a deadline of %v from its arrival in its context. "+
 		"Every task skips its sleep if its context has ended when it starts, as `ants.Go` does for its own. "+
