@@ -46,6 +46,19 @@ func (o *order) await(t *testing.T, n int) []string {
 	return append([]string(nil), o.names...)
 }
 
+// holdWorker makes the one worker of p busy with a task held by the gate
+// it returns, so that the work submitted next waits.
+func holdWorker(t *testing.T, p interface {
+	Submit(func()) error
+	Running() int
+}) *gate {
+	t.Helper()
+	g := newGate(t)
+	occupyWith(t, p.Submit, g, 1)
+	waitRunning(t, p, 1)
+	return g
+}
+
 func flowCtx(flow string) context.Context {
 	return ants.ContextWithFlow(context.Background(), flow)
 }
@@ -64,9 +77,7 @@ func TestFlowTurns(t *testing.T) {
 	p, err := ants.NewPool(1, ants.WithQueueSize(1000))
 	require.NoError(t, err)
 	defer p.Release()
-	g := newGate(t)
-	occupyWith(t, p.Submit, g, 1)
-	waitRunning(t, p, 1)
+	g := holdWorker(t, p)
 
 	o := newOrder(100)
 	for i := 0; i < 50; i++ {
@@ -102,9 +113,7 @@ func TestFlowWeights(t *testing.T) {
 		ants.WithFlowWeights(func(flow string) int { return weights[flow] }))
 	require.NoError(t, err)
 	defer p.Release()
-	g := newGate(t)
-	occupyWith(t, p.Submit, g, 1)
-	waitRunning(t, p, 1)
+	g := holdWorker(t, p)
 	o := newOrder(200)
 	for i := 0; i < 40; i++ {
 		require.NoError(t, p.SubmitContext(flowCtx("a"), o.task("a")))
@@ -120,9 +129,7 @@ func TestFlowWeights(t *testing.T) {
 	assert.Equal(t, map[string]int{"a": 30, "b": 10}, count, "3:1 while both are backlogged")
 
 	t.Run("a weight below 1 is 1", func(t *testing.T) {
-		g := newGate(t)
-		occupyWith(t, p.Submit, g, 1)
-		waitRunning(t, p, 1)
+		g := holdWorker(t, p)
 		o := newOrder(20)
 		for i := 0; i < 4; i++ {
 			require.NoError(t, p.SubmitContext(flowCtx("neg"), o.task("n")))
@@ -151,9 +158,7 @@ func TestFlowWeightBadFunctions(t *testing.T) {
 			}))
 		require.NoError(t, err)
 		defer p.Release()
-		g := newGate(t)
-		occupyWith(t, p.Submit, g, 1)
-		waitRunning(t, p, 1)
+		g := holdWorker(t, p)
 		o := newOrder(10)
 		for i := 0; i < 3; i++ {
 			require.NoError(t, p.SubmitContext(flowCtx("bad"), o.task("x")))
@@ -176,9 +181,7 @@ func TestFlowWeightBadFunctions(t *testing.T) {
 			}))
 		require.NoError(t, err)
 		defer p.Release()
-		g := newGate(t)
-		occupyWith(t, p.Submit, g, 1)
-		waitRunning(t, p, 1)
+		g := holdWorker(t, p)
 		o := newOrder(10)
 		slow := async(func() error { return p.SubmitContext(flowCtx("slow"), o.task("slow")) })
 		require.NoError(t, p.SubmitContext(flowCtx("fast"), o.task("fast")))
@@ -199,9 +202,7 @@ func TestFlowBlockedCallers(t *testing.T) {
 	p, err := ants.NewPool(1)
 	require.NoError(t, err)
 	defer p.Release()
-	g := newGate(t)
-	occupyWith(t, p.Submit, g, 1)
-	waitRunning(t, p, 1)
+	g := holdWorker(t, p)
 	o := newOrder(20)
 	var errs []<-chan error
 	for i := 0; i < 6; i++ {
@@ -224,9 +225,7 @@ func TestFlowLoneFlowAsToday(t *testing.T) {
 	p, err := ants.NewPool(1, ants.WithQueueSize(100))
 	require.NoError(t, err)
 	defer p.Release()
-	g := newGate(t)
-	occupyWith(t, p.Submit, g, 1)
-	waitRunning(t, p, 1)
+	g := holdWorker(t, p)
 	o := newOrder(20)
 	var want []string
 	for i := 0; i < 10; i++ {
@@ -242,9 +241,7 @@ func TestFlowLevelsStayStrict(t *testing.T) {
 	p, err := ants.NewPool(1, ants.WithQueueSize(100))
 	require.NoError(t, err)
 	defer p.Release()
-	g := newGate(t)
-	occupyWith(t, p.Submit, g, 1)
-	waitRunning(t, p, 1)
+	g := holdWorker(t, p)
 	o := newOrder(20)
 	low := ants.ContextWithPriority(context.Background(), -1)
 	high := ants.ContextWithPriority(context.Background(), 1)
@@ -291,9 +288,7 @@ func TestFlowsEverywhere(t *testing.T) {
 			p, err := ants.NewPool(1, ants.WithQueueSize(100))
 			require.NoError(t, err)
 			defer p.Release()
-			g := newGate(t)
-			occupyWith(t, p.Submit, g, 1)
-			waitRunning(t, p, 1)
+			g := holdWorker(t, p)
 			o := newOrder(20)
 			for i := 0; i < 5; i++ {
 				w.submit(t, p, "heavy", o.task("h"))
@@ -371,9 +366,7 @@ func TestFlowsLeaveNothingBehind(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Release()
 	for round := 0; round < 40; round++ {
-		g := newGate(t)
-		occupyWith(t, p.Submit, g, 1)
-		waitRunning(t, p, 1)
+		g := holdWorker(t, p)
 		var wg sync.WaitGroup
 		for i := 0; i < 50; i++ {
 			wg.Add(1)
