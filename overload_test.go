@@ -228,6 +228,44 @@ func TestQueueTimeoutBlockedCaller(t *testing.T) {
 	assertNoRecv(t, ran, "the timed-out task to run")
 }
 
+// stepper hands out tasks that report their start and then hold their
+// worker until the test ends them, so that the test decides when each
+// slot frees, and so when each grant is made, on the pool's fake clock.
+type stepper struct {
+	t             *testing.T
+	started       chan int
+	release, stop chan struct{}
+}
+
+func newStepper(t *testing.T) *stepper {
+	s := &stepper{t: t, started: make(chan int, 64), release: make(chan struct{}), stop: make(chan struct{})}
+	t.Cleanup(func() { close(s.stop) })
+	return s
+}
+
+// task returns task id, which calls then, if not nil, once it is ended.
+func (s *stepper) task(id int, then func()) func() {
+	return func() {
+		s.started <- id
+		select {
+		case s.release <- struct{}{}:
+		case <-s.stop:
+		}
+		if then != nil {
+			then()
+		}
+	}
+}
+
+// end ends the running task.
+func (s *stepper) end() { <-s.release }
+
+// next returns the id of the next task to start.
+func (s *stepper) next() int {
+	s.t.Helper()
+	return recv(s.t, s.started, "the next task to start")
+}
+
 // TestQueueTargetAdaptiveLIFO walks the CoDel state machine through the
 // grants of one worker: FIFO while no interval has seen only long waits,
 // then, overloaded, the stale tasks dropped and the newest first, and back
@@ -241,32 +279,20 @@ func TestQueueTargetAdaptiveLIFO(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Release()
 
-	started := make(chan int, 16)
-	release, stop := make(chan struct{}), make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	step := func(id int) func() {
-		return func() {
-			started <- id
-			select {
-			case release <- struct{}{}:
-			case <-stop:
-			}
-			l.task(id)()
-		}
-	}
+	s := newStepper(t)
 	submit := func(ids ...int) {
 		for _, id := range ids {
-			require.NoError(t, p.SubmitContext(withID(context.Background(), id), step(id)))
+			require.NoError(t, p.SubmitContext(withID(context.Background(), id), s.task(id, l.task(id))))
 		}
 	}
-	next := func() int { // lets the running task end, returns the next to start
+	next := func() int { // ends the running task, returns the next to start
 		t.Helper()
-		<-release
-		return recv(t, started, "the next task to start")
+		s.end()
+		return s.next()
 	}
 
 	submit(0)
-	require.Equal(t, 0, recv(t, started, "the first task"))
+	require.Equal(t, 0, s.next(), "the first task")
 	submit(1, 2, 3, 4, 5)
 	clock.Forward(50 * time.Millisecond)
 	assert.Equal(t, 1, next(), "not overloaded: FIFO") // the interval starts, wait 50 ms
@@ -277,33 +303,32 @@ func TestQueueTargetAdaptiveLIFO(t *testing.T) {
 	// have waited 160 ms > 2*target and go; the newest goes first.
 	assert.Equal(t, 101, next())
 	assert.Equal(t, 100, next())
-	<-release
+	s.end()
 	l.await(t, 4+4) // 0, 1, 101, 100 ran; 2-5 dropped
 	// A queue emptied for a moment (here by the sweep of drops and the
 	// grants) keeps the state: still overloaded, the newest first.
 	submit(6, 7, 8)
-	assert.Equal(t, 6, recv(t, started, "task 6"))
+	assert.Equal(t, 6, s.next())
 	clock.Forward(5 * time.Millisecond)
 	assert.Equal(t, 8, next(), "still overloaded")
 	assert.Equal(t, 7, next())
-	<-release
+	s.end()
 	l.await(t, 3)
 	// One that stays empty for an interval resets it.
 	clock.Forward(100 * time.Millisecond)
 	submit(9, 10, 11)
-	assert.Equal(t, 9, recv(t, started, "task 9"))
+	assert.Equal(t, 9, s.next())
 	clock.Forward(50 * time.Millisecond)
 	assert.Equal(t, 10, next(), "the waiting work ran out: FIFO again")
 	assert.Equal(t, 11, next())
-	<-release
+	s.end()
 	l.await(t, 3)
 
 	ran, dropped, _ := l.snapshot()
 	assert.Equal(t, []int{0, 1, 101, 100, 6, 8, 7, 9, 10, 11}, ran)
 	assert.Equal(t, map[int]error{2: ants.ErrQueueTimeout, 3: ants.ErrQueueTimeout,
 		4: ants.ErrQueueTimeout, 5: ants.ErrQueueTimeout}, dropped)
-	s := p.Stats()
-	assert.Equal(t, uint64(4), s.Dropped)
+	assert.Equal(t, uint64(4), p.Stats().Dropped)
 }
 
 // chanWorker is a WorkerPool's Worker whose Process waits on a gate, then
@@ -553,41 +578,30 @@ func TestQueueTargetCallersOnly(t *testing.T) {
 	p, err := ants.NewPool(1, ants.WithQueueTarget(10*time.Millisecond, 100*time.Millisecond), ants.WithFakeClock(clock))
 	require.NoError(t, err)
 	defer p.Release()
-	started := make(chan int, 8)
-	release, stop := make(chan struct{}), make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	step := func(id int) func() {
-		return func() {
-			started <- id
-			select {
-			case release <- struct{}{}:
-			case <-stop:
-			}
-		}
-	}
-	require.NoError(t, p.Submit(step(0)))
-	require.Equal(t, 0, recv(t, started, "task 0"))
+	s := newStepper(t)
+	require.NoError(t, p.Submit(s.task(0, nil)))
+	require.Equal(t, 0, s.next())
 	errs := map[int]<-chan error{}
 	for id := 1; id <= 3; id++ {
-		errs[id] = blocked(t, p, id, func() error { return p.Submit(step(id)) })
+		errs[id] = blocked(t, p, id, func() error { return p.Submit(s.task(id, nil)) })
 	}
 	clock.Forward(50 * time.Millisecond)
-	<-release
-	assert.Equal(t, 1, recv(t, started, "task 1"), "FIFO before the overload")
+	s.end()
+	assert.Equal(t, 1, s.next(), "FIFO before the overload")
 	require.NoError(t, recv(t, errs[1], "caller 1"))
 	clock.Forward(105 * time.Millisecond)
-	errs[100] = blocked(t, p, 3, func() error { return p.Submit(step(100)) })
+	errs[100] = blocked(t, p, 3, func() error { return p.Submit(s.task(100, nil)) })
 	clock.Forward(5 * time.Millisecond)
-	<-release
-	assert.Equal(t, 100, recv(t, started, "task 100"), "overloaded: the newest caller first")
+	s.end()
+	assert.Equal(t, 100, s.next(), "overloaded: the newest caller first")
 	require.NoError(t, recv(t, errs[100], "caller 100"))
-	<-release
+	s.end()
 	// 2 and 3 have waited 160 ms > 2*target: each is dropped at its turn.
 	assert.ErrorIs(t, recv(t, errs[3], "caller 3"), ants.ErrQueueTimeout)
 	assert.ErrorIs(t, recv(t, errs[2], "caller 2"), ants.ErrQueueTimeout)
-	s := p.Stats()
-	assert.Equal(t, uint64(2), s.Rejected)
-	assert.Zero(t, s.Dropped)
+	st := p.Stats()
+	assert.Equal(t, uint64(2), st.Rejected)
+	assert.Zero(t, st.Dropped)
 }
 
 func TestReleaseDrainsAndDropsExpired(t *testing.T) {
@@ -759,36 +773,19 @@ func TestQueueTargetBurstPasses(t *testing.T) {
 		ants.WithFakeClock(clock), ants.WithDropHandler(l.handler))
 	require.NoError(t, err)
 	defer p.Release()
-	started := make(chan int, 64)
-	release, stop := make(chan struct{}), make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	step := func(id int) func() {
-		return func() {
-			started <- id
-			select {
-			case release <- struct{}{}:
-			case <-stop:
-			}
-			l.task(id)()
-		}
-	}
+	s := newStepper(t)
 	submit := func(id int) {
-		require.NoError(t, p.SubmitContext(withID(context.Background(), id), step(id)))
+		require.NoError(t, p.SubmitContext(withID(context.Background(), id), s.task(id, l.task(id))))
 	}
 	// Each task "runs" 10 ms of the clock: end it, and see which starts.
 	runFor := func() int {
+		t.Helper()
 		clock.Forward(10 * time.Millisecond)
-		<-release
-		select {
-		case id := <-started:
-			return id
-		case <-time.After(long):
-			t.Fatal("no task started")
-			return 0
-		}
+		s.end()
+		return s.next()
 	}
 	submit(0)
-	recv(t, started, "task 0")
+	s.next()
 	for id := 1; id <= 5; id++ {
 		submit(id)
 	}
@@ -796,7 +793,7 @@ func TestQueueTargetBurstPasses(t *testing.T) {
 		assert.Equal(t, id, runFor())
 	}
 	clock.Forward(10 * time.Millisecond)
-	<-release
+	s.end()
 	l.await(t, 6)
 	_, dropped, _ := l.snapshot()
 	assert.Empty(t, dropped, "a burst shorter than an interval")
@@ -804,7 +801,7 @@ func TestQueueTargetBurstPasses(t *testing.T) {
 	// Sustained: two arrivals per task time for 300 ms.
 	next := 100
 	submit(next)
-	recv(t, started, "the first of the sustained load")
+	s.next()
 	for i := 0; i < 30; i++ {
 		submit(next + 1)
 		submit(next + 2)

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/e62cffed/ants/benchmarks/internal/overloadfile"
+	"github.com/e62cffed/ants/benchmarks/internal/study"
 )
 
 // resultsFile is what one run of the suite writes: where and when it ran,
@@ -107,7 +104,7 @@ func newResultsFile(started time.Time, cfg config, cases []workload, libs []libr
 		Modules:  comparedModules(),
 		Settings: settings{Runs: cfg.runs, Quick: cfg.quick, Scale: cfg.scale},
 	}
-	f.Commit, f.Dirty = gitState()
+	f.Commit, f.Dirty = study.GitState()
 	for _, l := range libs {
 		f.Libraries = append(f.Libraries, libInfo{Name: l.name(), Like: l.like()})
 	}
@@ -130,12 +127,12 @@ func (f *resultsFile) results() *results {
 }
 
 // write writes f as indented JSON to path, creating its directory.
-func (f *resultsFile) write(path string) error { return overloadfile.WriteJSON(path, f) }
+func (f *resultsFile) write(path string) error { return study.WriteJSON(path, f) }
 
 // readResultsFile reads a file written by write.
 func readResultsFile(path string) (*resultsFile, error) {
 	var f resultsFile
-	if err := overloadfile.ReadJSON(path, &f); err != nil {
+	if err := study.ReadJSON(path, &f); err != nil {
 		return nil, err
 	}
 	if len(f.Libraries) == 0 || len(f.Workloads) == 0 {
@@ -151,7 +148,7 @@ const resultsDir = "results"
 // latestResults returns the newest results/*.json by name (names are
 // dates), or an error if there is none.
 func latestResults() (string, error) {
-	name, err := overloadfile.Newest(resultsDir)
+	name, err := study.Newest(resultsDir)
 	if err == nil && name == "" {
 		err = fmt.Errorf("no results file in %s/: run the suite first (go run .)", resultsDir)
 	}
@@ -188,30 +185,14 @@ func isCompared(path string) bool {
 	return false
 }
 
-// gitState returns the commit checked out in the working directory's
-// repository and whether anything but the results directory differs from
-// it; ("unknown", false) where git or the repository is missing.
-func gitState() (commit string, dirty bool) {
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return "unknown", false
-	}
-	commit = strings.TrimSpace(string(out))
-	out, err = exec.Command("git", "status", "--porcelain", "--", ":/", ":(exclude,top)benchmarks/results").Output()
-	if err != nil {
-		return commit, false
-	}
-	return commit, len(strings.TrimSpace(string(out))) > 0
-}
-
 // cpuModel returns the first "model name" of /proc/cpuinfo, or "unknown".
 func cpuModel() string {
-	return procField("/proc/cpuinfo", "model name")
+	return study.ProcField("/proc/cpuinfo", "model name")
 }
 
 // memTotalMiB returns the machine's memory from /proc/meminfo, or 0.
 func memTotalMiB() int64 {
-	f := strings.Fields(procField("/proc/meminfo", "MemTotal")) // "16384000 kB"
+	f := strings.Fields(study.ProcField("/proc/meminfo", "MemTotal")) // "16384000 kB"
 	if len(f) == 0 {
 		return 0
 	}
@@ -220,21 +201,4 @@ func memTotalMiB() int64 {
 		return 0
 	}
 	return kib / 1024
-}
-
-// procField returns the value of the first "key: value" line of a /proc
-// file whose key is key, or "unknown".
-func procField(path, key string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/e62cffed/ants"
@@ -140,21 +139,3 @@ func partitionContender() contender {
 // work needs at capacity: a run that takes that much longer has stalled,
 // and fails rather than hangs.
 const stallLimit = 10 * time.Second
-
-// errStalled is the error of a wait that ran out.
-var errStalled = errors.New("stalled")
-
-// within runs f and returns its error, or errStalled if it has not returned
-// after d; f then goes on in the background.
-func within(d time.Duration, f func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return fmt.Errorf("%w after %v", errStalled, d)
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/e62cffed/ants/benchmarks/internal/flowsfile"
+	"github.com/e62cffed/ants/benchmarks/internal/study"
 	"go.uber.org/goleak"
 )
 
@@ -67,10 +68,10 @@ func TestQuantileAndOverlap(t *testing.T) {
 	for i := 1; i <= 100; i++ {
 		s = append(s, time.Duration(i))
 	}
-	if q := quantile(s, 0.99); q != 99 {
+	if q := study.Quantile(s, 0.99); q != 99 {
 		t.Errorf("p99 of 1..100 = %v", q)
 	}
-	if q := quantile(nil, 0.5); q != 0 {
+	if q := study.Quantile(nil, 0.5); q != 0 {
 		t.Errorf("p50 of nothing = %v", q)
 	}
 	for _, c := range []struct{ a, b, from, to, want time.Duration }{

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/e62cffed/ants/benchmarks/internal/flowsfile"
+	"github.com/e62cffed/ants/benchmarks/internal/study"
 )
 
 // arrival is one request of the mixed workload: when it arrives, from the
@@ -103,7 +104,7 @@ func runMixed(c contender, cfg config, arrivals []arrival) (flowsfile.Row, error
 	row := analyse(cfg, tenants, arrivals, recs)
 	row.Contender = c.name
 	slices.Sort(lags)
-	row.LagP99, row.LagMax = quantile(lags, 0.99), quantile(lags, 1)
+	row.LagP99, row.LagMax = study.Quantile(lags, 0.99), study.Quantile(lags, 1)
 	return row, nil
 }
 
@@ -150,7 +151,7 @@ func offer(c contender, cfg config, tenants []tenant, arrivals []arrival) ([]rec
 	// that takes stallLimit longer than that has stalled.
 	limit := time.Duration(float64(len(arrivals))/cfg.capacity()*float64(time.Second)) + stallLimit
 	wait := func(what string, wg *sync.WaitGroup) error {
-		if err := within(limit, func() error { wg.Wait(); return nil }); err != nil {
+		if err := study.Within(limit, func() error { wg.Wait(); return nil }); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		return nil
@@ -161,7 +162,7 @@ func offer(c contender, cfg config, tenants []tenant, arrivals []arrival) ([]rec
 	if err := wait("callers still in the pool", &clients); err != nil {
 		return nil, nil, err
 	}
-	if err := within(stallLimit, srv.stop); err != nil {
+	if err := study.Within(stallLimit, srv.stop); err != nil {
 		return nil, nil, fmt.Errorf("stop: %w", err)
 	}
 	return recs, lags, nil
@@ -215,26 +216,26 @@ func analyse(cfg config, tenants []tenant, arrivals []arrival, recs []record) fl
 	r.HeavyRate /= H.Seconds()
 	r.HeavyDrained = max(0, heavyLast-H)
 	slices.Sort(waits[0])
-	r.HeavyP50 = quantile(waits[0], 0.5)
+	r.HeavyP50 = study.Quantile(waits[0], 0.5)
 	var p99s []time.Duration
 	for f := 1; f < len(tenants); f++ {
 		if len(waits[f]) == 0 {
 			continue
 		}
 		slices.Sort(waits[f])
-		p := quantile(waits[f], 0.99)
+		p := study.Quantile(waits[f], 0.99)
 		p99s = append(p99s, p)
 		if p >= r.LightP99Max {
 			r.LightP99Max, r.LightP99Worst = p, tenants[f].name
 		}
 		slices.Sort(fromArrival[f])
-		r.LightP99MaxFromArrival = max(r.LightP99MaxFromArrival, quantile(fromArrival[f], 0.99))
+		r.LightP99MaxFromArrival = max(r.LightP99MaxFromArrival, study.Quantile(fromArrival[f], 0.99))
 	}
 	slices.Sort(p99s)
-	r.LightP99Median = quantile(p99s, 0.5)
+	r.LightP99Median = study.Quantile(p99s, 0.5)
 	slices.Sort(lightHeavy)
 	slices.Sort(lightTail)
-	r.LightP99Heavy, r.LightP99Tail = quantile(lightHeavy, 0.99), quantile(lightTail, 0.99)
+	r.LightP99Heavy, r.LightP99Tail = study.Quantile(lightHeavy, 0.99), study.Quantile(lightTail, 0.99)
 	r.UtilHeavy = busyHeavy.Seconds() / (float64(cfg.workers) * H.Seconds())
 	if T > 0 {
 		r.UtilTail = busyTail.Seconds() / (float64(cfg.workers) * T.Seconds())
@@ -313,15 +314,6 @@ func overlap(a, b, from, to time.Duration) time.Duration {
 	return max(0, min(b, to)-max(a, from))
 }
 
-// quantile is the q-quantile of sorted s (nearest rank), or 0 if empty.
-func quantile(s []time.Duration, q float64) time.Duration {
-	if len(s) == 0 {
-		return 0
-	}
-	i := int(q*float64(len(s))+0.5) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
-
 // scenarios are the backlogged scenarios: flows of weight 1 with 1, 2, 4
 // and 8 times the clients, and two flows weighted 3 and 1 with twice the
 // clients each. The partitioned contender splits the workers by weight.
@@ -395,10 +387,10 @@ func runBacklogged(c contender, cfg config, s flowsfile.Scenario) (flowsfile.Sha
 			}()
 		}
 	}
-	if err := within(cfg.window+stallLimit, func() error { clients.Wait(); return nil }); err != nil {
+	if err := study.Within(cfg.window+stallLimit, func() error { clients.Wait(); return nil }); err != nil {
 		return flowsfile.ShareRow{}, fmt.Errorf("clients: %w", err)
 	}
-	if err := within(stallLimit, srv.stop); err != nil {
+	if err := study.Within(stallLimit, srv.stop); err != nil {
 		return flowsfile.ShareRow{}, fmt.Errorf("stop: %w", err)
 	}
 	row := flowsfile.ShareRow{Scenario: s.Name, Contender: c.name, Seconds: (cfg.window - cfg.warmup).Seconds(), Refused: int(refused.Load())}

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/e62cffed/ants"
 	"github.com/e62cffed/ants/benchmarks/internal/overloadfile"
+	"github.com/e62cffed/ants/benchmarks/internal/study"
 	antsv2 "github.com/panjf2000/ants/v2"
 )
 
@@ -216,7 +216,7 @@ func chanContender() contender {
 				},
 				stop: func() error {
 					close(ch)
-					return within(stallLimit, func() error { wg.Wait(); return nil })
+					return study.Within(stallLimit, func() error { wg.Wait(); return nil })
 				},
 			}, nil
 		},
@@ -227,21 +227,3 @@ func chanContender() contender {
 // last arrival: a row that leaves requests unsettled that long has
 // stalled, and fails rather than hangs.
 const stallLimit = 10 * time.Second
-
-// errStalled is the error of a wait longer than stallLimit.
-var errStalled = errors.New("stalled")
-
-// within runs f and returns its error, or errStalled if it has not returned
-// after d; f then goes on in the background.
-func within(d time.Duration, f func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return fmt.Errorf("%w after %v", errStalled, d)
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/e62cffed/ants/benchmarks/internal/overloadfile"
+	"github.com/e62cffed/ants/benchmarks/internal/study"
 	"go.uber.org/goleak"
 )
 
@@ -52,16 +53,16 @@ func TestQuantile(t *testing.T) {
 	for i := 1; i <= 100; i++ {
 		s = append(s, time.Duration(i))
 	}
-	if q := quantile(s, 0.5); q != 50 {
+	if q := study.Quantile(s, 0.5); q != 50 {
 		t.Errorf("p50 of 1..100 = %v", q)
 	}
-	if q := quantile(s, 0.99); q != 99 {
+	if q := study.Quantile(s, 0.99); q != 99 {
 		t.Errorf("p99 of 1..100 = %v", q)
 	}
-	if q := quantile(s, 1); q != 100 {
+	if q := study.Quantile(s, 1); q != 100 {
 		t.Errorf("max of 1..100 = %v", q)
 	}
-	if q := quantile(nil, 0.5); q != 0 {
+	if q := study.Quantile(nil, 0.5); q != 0 {
 		t.Errorf("p50 of nothing = %v", q)
 	}
 }

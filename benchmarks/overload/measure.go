@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/e62cffed/ants/benchmarks/internal/overloadfile"
+	"github.com/e62cffed/ants/benchmarks/internal/study"
 )
 
 // load is one offered load: Poisson arrivals at base × capacity a second
@@ -155,7 +156,7 @@ func runRow(c contender, cfg config, l load, seed int64) (overloadfile.Row, erro
 		go request(i, at)
 	}
 	wait := func(what string, wg *sync.WaitGroup) error {
-		if err := within(stallLimit, func() error { wg.Wait(); return nil }); err != nil {
+		if err := study.Within(stallLimit, func() error { wg.Wait(); return nil }); err != nil {
 			return fmt.Errorf("%s under %s: %s: %w", c.name, l.name, what, err)
 		}
 		return nil
@@ -166,7 +167,7 @@ func runRow(c contender, cfg config, l load, seed int64) (overloadfile.Row, erro
 	if err := wait("callers still in the pool", &clients); err != nil {
 		return overloadfile.Row{}, err
 	}
-	if err := within(stallLimit, srv.stop); err != nil {
+	if err := study.Within(stallLimit, srv.stop); err != nil {
 		return overloadfile.Row{}, fmt.Errorf("%s under %s: stop: %w", c.name, l.name, err)
 	}
 	first, _ := slices.BinarySearch(arrivals, l.onset)
@@ -212,22 +213,13 @@ func tally(recs []record, lags []time.Duration) overloadfile.Row {
 		r.RunMean = run / time.Duration(n)
 	}
 	slices.Sort(lat)
-	r.P50, r.P99, r.Max = quantile(lat, 0.5), quantile(lat, 0.99), quantile(lat, 1)
+	r.P50, r.P99, r.Max = study.Quantile(lat, 0.5), study.Quantile(lat, 0.99), study.Quantile(lat, 1)
 	slices.Sort(ran)
-	r.RanP99 = quantile(ran, 0.99)
+	r.RanP99 = study.Quantile(ran, 0.99)
 	lags = slices.Clone(lags)
 	slices.Sort(lags)
-	r.LagP99, r.LagMax = quantile(lags, 0.99), quantile(lags, 1)
+	r.LagP99, r.LagMax = study.Quantile(lags, 0.99), study.Quantile(lags, 1)
 	return r
-}
-
-// quantile is the q-quantile of sorted s (nearest rank), or 0 if empty.
-func quantile(s []time.Duration, q float64) time.Duration {
-	if len(s) == 0 {
-		return 0
-	}
-	i := int(q*float64(len(s))+0.5) - 1
-	return s[min(max(i, 0), len(s)-1)]
 }
 
 // measure runs every load for every contender, one row at a time, and

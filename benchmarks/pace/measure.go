@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/e62cffed/ants/benchmarks/internal/study"
 )
 
 // class records one kind of task (throttled or plain) of one run: how many
@@ -57,27 +58,9 @@ func (c *class) sorted() []time.Duration {
 // the run fails rather than hangs.
 const stallLimit = 10 * time.Second
 
-// errStalled is the error of a wait longer than stallLimit.
-var errStalled = errors.New("stalled")
-
-// within runs f and returns its error, or errStalled if it has not returned
-// after d; f then goes on in the background.
-func within(d time.Duration, f func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return errStalled
-	}
-}
-
 // stopWithin stops p, or fails if that takes longer than d.
 func stopWithin(name string, p *pool, d time.Duration) error {
-	if err := within(d, p.stop); err != nil {
+	if err := study.Within(d, p.stop); err != nil {
 		return fmt.Errorf("%s: stop: %w", name, err)
 	}
 	return nil
@@ -278,7 +261,7 @@ func runShared(c contender, cfg sharedConfig, withThrottled bool) (sharedRun, er
 	}
 	<-ctx.Done()
 	samples := smp.stop()
-	if err := within(stallLimit, func() error { wg.Wait(); return nil }); err != nil {
+	if err := study.Within(stallLimit, func() error { wg.Wait(); return nil }); err != nil {
 		return sharedRun{}, fmt.Errorf("%s: callers still waiting for their tasks %v after the end: %w", c.name, stallLimit, err)
 	}
 	if err := stopWithin(c.name, p, stallLimit); err != nil {

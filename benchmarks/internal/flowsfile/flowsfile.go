@@ -6,6 +6,8 @@
 package flowsfile
 
 import (
+	"github.com/e62cffed/ants/benchmarks/internal/study"
+
 	"fmt"
 	"io"
 	"slices"
@@ -21,7 +23,7 @@ import (
 const Dir = "results/flows"
 
 // Machine describes the computer the study ran on.
-type Machine = overloadfile.Machine
+type Machine = study.Machine
 
 // File is what one run of the flows command measured, with where, when and
 // how.
@@ -207,13 +209,16 @@ func (f *File) Describe(started time.Time) {
 	f.Date, f.Started, f.Machine, f.Go, f.Commit, f.Dirty, f.Load = o.Date, o.Started, o.Machine, o.Go, o.Commit, o.Dirty, o.Load
 }
 
+// Target is one bound the design aims at, and whether the run held it.
+type Target = study.Target
+
 // Write writes f as indented JSON to path, creating its directory.
-func (f *File) Write(path string) error { return overloadfile.WriteJSON(path, f) }
+func (f *File) Write(path string) error { return study.WriteJSON(path, f) }
 
 // Read reads a file written by Write.
 func Read(path string) (*File, error) {
 	var f File
-	if err := overloadfile.ReadJSON(path, &f); err != nil {
+	if err := study.ReadJSON(path, &f); err != nil {
 		return nil, err
 	}
 	if len(f.Contenders) == 0 || f.Config.Workers <= 0 || f.Config.Task <= 0 || f.Config.Lights <= 0 {
@@ -224,7 +229,7 @@ func Read(path string) (*File, error) {
 
 // Newest returns the newest dir/*.json by name (names are dates), or "" if
 // there is none or no such directory.
-func Newest(dir string) (string, error) { return overloadfile.Newest(dir) }
+func Newest(dir string) (string, error) { return study.Newest(dir) }
 
 // Jain is Jain's fairness index of xs, (Σx)² / (n Σx²): 1 when all are
 // equal, 1/n when one has everything; 1 for a single value, 0 for none or
@@ -247,7 +252,7 @@ func Jain(xs []float64) float64 {
 func WriteSection(out io.Writer, f *File) {
 	c := f.Config
 	capacity := c.Capacity()
-	fmt.Fprintf(out, "%s\n\n", overloadfile.Stamp(f.Date, f.Started, f.Duration, f.Machine, f.Go, f.Commit, f.Dirty, f.Load))
+	fmt.Fprintf(out, "%s\n\n", study.Stamp(f.Date, f.Started, f.Duration, f.Machine, f.Go, f.Commit, f.Dirty, f.Load))
 	fmt.Fprintf(out, "%d workers and a buffer of %d tasks, each task a `time.Sleep(%v)`: a capacity of %.0f tasks a second. "+
 		"**Mixed workload**: one heavy flow offers %g× capacity (%.0f requests a second) for %v, and %d light flows %g× capacity together (%.1f requests a second each) for %v more; "+
 		"arrivals are open-loop (Poisson, seed %d), each request on its own goroutine, which submits it and returns. "+
@@ -326,26 +331,10 @@ func WriteSection(out io.Writer, f *File) {
 		fmt.Fprintf(out, "- %s: %s\n", ct.Name, ct.Setup)
 	}
 	fmt.Fprintln(out)
-	if ours, ok := f.role(RoleFlows); ok {
-		fmt.Fprintf(out, "The bounds the design aims at, for %s, as this run measured them:\n\n", ours)
-	}
-	for _, t := range Evaluate(f) {
-		verdict := "holds"
-		if !t.Met {
-			verdict = "**does not hold**"
-		}
-		fmt.Fprintf(out, "- %s: %s (%s)\n", t.Name, verdict, t.Measured)
-	}
+	ours, ok := f.role(RoleFlows)
+	study.WriteBounds(out, ours, ok, Evaluate(f))
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "The load generator's lateness behind its schedule, p99 / max over the mixed workload's runs: %s.\n", lagSpan(f))
-}
-
-// Target is one of the study's targets for the flows contender, and
-// whether the run met it.
-type Target struct {
-	Name     string
-	Met      bool
-	Measured string
 }
 
 // role returns the first contender of role.

@@ -7,15 +7,11 @@
 package overloadfile
 
 import (
-	"bufio"
-	"encoding/json"
+	"github.com/e62cffed/ants/benchmarks/internal/study"
+
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 )
@@ -42,15 +38,6 @@ type File struct {
 	Loads      []LoadInfo   `json:"loads"`      // in table order
 	Rows       []Row        `json:"rows"`       // one per (load, contender) that ran
 	Failures   []RowFailure `json:"failures,omitempty"`
-}
-
-// Machine describes the computer the study ran on.
-type Machine struct {
-	CPU        string `json:"cpu"`
-	Cores      int    `json:"cores"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	OS         string `json:"os"`
-	Arch       string `json:"arch"`
 }
 
 // Config is the study's sizes, the same for every row.
@@ -203,49 +190,34 @@ func (f *File) Describe(started time.Time) {
 	f.Date = started.UTC().Format(time.DateOnly)
 	f.Started = started.UTC().Truncate(time.Second)
 	f.Machine = Machine{
-		CPU:        procField("/proc/cpuinfo", "model name"),
+		CPU:        study.ProcField("/proc/cpuinfo", "model name"),
 		Cores:      runtime.NumCPU(),
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 		OS:         runtime.GOOS,
 		Arch:       runtime.GOARCH,
 	}
 	f.Go = runtime.Version()
-	f.Commit, f.Dirty = gitState()
-	f.Load = LoadAverage()
+	f.Commit, f.Dirty = study.GitState()
+	f.Load = study.LoadAverage()
 }
+
+// Machine describes the computer the study ran on.
+type Machine = study.Machine
+
+// Target is one bound the design aims at, and whether the run held it.
+type Target = study.Target
 
 // Write writes f as indented JSON to path, creating its directory.
-func (f *File) Write(path string) error { return WriteJSON(path, f) }
+func (f *File) Write(path string) error { return study.WriteJSON(path, f) }
 
-// WriteJSON writes v as indented JSON to path, creating its directory: the
-// results files of the suite and of each study.
-func WriteJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-// ReadJSON reads into v a file written by WriteJSON.
-func ReadJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
+// Newest returns the newest dir/*.json by name (names are dates), or "" if
+// there is none or no such directory.
+func Newest(dir string) (string, error) { return study.Newest(dir) }
 
 // Read reads a file written by Write.
 func Read(path string) (*File, error) {
 	var f File
-	if err := ReadJSON(path, &f); err != nil {
+	if err := study.ReadJSON(path, &f); err != nil {
 		return nil, err
 	}
 	if len(f.Contenders) == 0 || len(f.Loads) == 0 || f.Config.Workers <= 0 || f.Config.Task <= 0 {
@@ -254,40 +226,13 @@ func Read(path string) (*File, error) {
 	return &f, nil
 }
 
-// Newest returns the newest dir/*.json by name (names are dates), or ""
-// if there is none or no such directory.
-func Newest(dir string) (string, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(names) == 0 {
-		return "", err
-	}
-	slices.Sort(names)
-	return names[len(names)-1], nil
-}
-
-// repoURL is the repository's address, for links to a commit.
-const repoURL = "https://github.com/e62cffed/ants"
-
-// Stamp is the sentence that opens a study's section: when and where it
-// ran, on which commit, and how loaded the machine was.
-func Stamp(date string, started time.Time, duration string, m Machine, goVersion, commit string, dirty bool, load string) string {
-	if len(commit) == 40 {
-		commit = fmt.Sprintf("[`%s`](%s/commit/%s)", commit[:12], repoURL, commit)
-	}
-	if dirty {
-		commit += ", with uncommitted changes"
-	}
-	return fmt.Sprintf("Measured on %s (%s UTC, %s in all) on a %d-core %s (GOMAXPROCS %d, %s, %s/%s), commit %s; load average before the run %s.",
-		date, started.Format("15:04"), duration, m.Cores, m.CPU, m.GOMAXPROCS, goVersion, m.OS, m.Arch, commit, load)
-}
-
 // WriteSection writes the report's section: when and where, the set-up,
 // a table per load, and the bounds the design aims at, each said to hold
 // or not.
 func WriteSection(out io.Writer, f *File) {
 	c := f.Config
 	capacity := c.Capacity()
-	fmt.Fprintf(out, "%s\n\n", Stamp(f.Date, f.Started, f.Duration, f.Machine, f.Go, f.Commit, f.Dirty, f.Load))
+	fmt.Fprintf(out, "%s\n\n", study.Stamp(f.Date, f.Started, f.Duration, f.Machine, f.Go, f.Commit, f.Dirty, f.Load))
 	fmt.Fprintf(out, "%d workers, each request a task of `time.Sleep(%v)`: a capacity of %.0f requests a second. "+
 		"Requests arrive open-loop (Poisson, seed %d), each on its own goroutine with a deadline of %v from its arrival in its context. "+
 		"Every task skips its sleep if its context has ended when it starts, as `ants.Go` does for its own. "+
@@ -329,16 +274,8 @@ func WriteSection(out io.Writer, f *File) {
 		fmt.Fprintf(out, "- %s: %s\n", ct.Name, ct.Setup)
 	}
 	fmt.Fprintln(out)
-	if ours, ok := f.targeted(); ok {
-		fmt.Fprintf(out, "The bounds the design aims at, for %s, as this run measured them:\n\n", ours)
-	}
-	for _, t := range Evaluate(f) {
-		verdict := "holds"
-		if !t.Met {
-			verdict = "**does not hold**"
-		}
-		fmt.Fprintf(out, "- %s: %s (%s)\n", t.Name, verdict, t.Measured)
-	}
+	ours, ok := f.targeted()
+	study.WriteBounds(out, ours, ok, Evaluate(f))
 	if notes := Contrasts(f); len(notes) > 0 {
 		fmt.Fprintln(out)
 		for _, n := range notes {
@@ -347,14 +284,6 @@ func WriteSection(out io.Writer, f *File) {
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "The load generator's lateness behind its schedule, p99 / max over every row: %s.\n", lagSpan(f))
-}
-
-// Target is one of the study's targets for its first contender, and
-// whether the run met it.
-type Target struct {
-	Name     string
-	Met      bool
-	Measured string
 }
 
 // targeted returns the contender the targets are for: the first of
@@ -474,46 +403,3 @@ func pct(n, of int) string {
 }
 
 func pctf(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
-
-// LoadAverage returns the 1-minute load average, where /proc/loadavg has
-// it, else "unknown": on a shared machine it says how much the others ran.
-func LoadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if fs := strings.Fields(string(b)); err == nil && len(fs) > 0 {
-		return fs[0]
-	}
-	return "unknown"
-}
-
-// gitState returns the commit checked out in the working directory's
-// repository and whether anything but the results directory differs from
-// it; ("unknown", false) where git or the repository is missing.
-func gitState() (commit string, dirty bool) {
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return "unknown", false
-	}
-	commit = strings.TrimSpace(string(out))
-	out, err = exec.Command("git", "status", "--porcelain", "--", ":/", ":(exclude,top)benchmarks/results").Output()
-	if err != nil {
-		return commit, false
-	}
-	return commit, len(strings.TrimSpace(string(out))) > 0
-}
-
-// procField returns the value of the first "key: value" line of a /proc
-// file whose key is key, or "unknown".
-func procField(path, key string) string {
-	fh, err := os.Open(path)
-	if err != nil {
-		return "unknown"
-	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
