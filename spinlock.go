@@ -24,7 +24,7 @@ import (
 // otherwise (LockYielding), and so does every waiter of a lock whose owner
 // set goroutineYield: the pool of far more workers than Ps, where a waiter
 // is more often behind a holder that waits for a P than behind one whose
-// thread was descheduled. DESIGN.md, "The experiments that chose the
+// thread was descheduled, and polls only briefly (largePoolSpins). DESIGN.md, "The experiments that chose the
 // design" (the spinlock's yield), has the measurements behind both.
 //
 // The zero value is unlocked. A spinLock must not be copied after first use.
@@ -50,14 +50,23 @@ func (l *spinLock) setGoroutineYield(on bool) {
 // yielding more would only delay it once the holder runs again.
 const spinBackoffCap = 16
 
-// activeSpins is how many times a waiter polls the lock before it first
-// yields. runtime.Gosched goes through the scheduler's global run queue and
+// activeSpins is how many times a waiter of a small pool's lock polls it
+// before it first yields (a large pool's polls largePoolSpins times). runtime.Gosched goes through the scheduler's global run queue and
 // its lock, which under contention costs more than the whole critical
 // section, so polling first keeps the common short wait off the scheduler;
 // polling much longer starves a holder that was descheduled. DESIGN.md
 // ("The experiments that chose the design") has the measurements behind the
 // value and behind this lock against sync.Mutex.
 const activeSpins = 32
+
+// largePoolSpins is how many times a waiter of a large pool's lock (see
+// setGoroutineYield) polls it between two yields of its goroutine. There
+// many more goroutines are runnable than Ps, and a waiter that gives its P
+// at once to one of them lets the holder's core keep the lock's cache
+// lines for its next few acquisitions: at capacity 1000, 2 polls instead
+// of 32 made no-op tasks from 8 and 64 submitters 14-31% faster (DESIGN.md,
+// "The spinlock's yield").
+const largePoolSpins = 2
 
 // osYieldRounds is how many times a waiter yields its thread before it
 // yields its goroutine (runtime.Gosched). DESIGN.md ("The spinlock's
@@ -88,25 +97,30 @@ func (l *spinLock) LockYielding() {
 	if l.state.CompareAndSwap(0, 1) {
 		return
 	}
-	l.lockSlowN(0)
+	if l.goroutineYield.Load() {
+		l.lockSlowN(0, largePoolSpins)
+		return
+	}
+	l.lockSlowN(0, activeSpins)
 }
 
 func (l *spinLock) lockSlow() {
 	if l.goroutineYield.Load() {
-		l.lockSlowN(0)
+		l.lockSlowN(0, largePoolSpins)
 		return
 	}
-	l.lockSlowN(osYieldRounds)
+	l.lockSlowN(osYieldRounds, activeSpins)
 }
 
-// lockSlowN polls l, then yields the thread osRounds times, then the
-// goroutine with exponential backoff, until it acquires l.
-func (l *spinLock) lockSlowN(osRounds int) {
+// lockSlowN polls l spins times, then yields the thread osRounds times (a
+// round of polls before each), then the goroutine with exponential backoff
+// (a round of polls between), until it acquires l.
+func (l *spinLock) lockSlowN(osRounds, spins int) {
 	backoff := 1
 	for round := 0; ; round++ {
 		// Spin on a plain load first: a failed CAS still takes the cache
 		// line exclusively and slows the holder down.
-		for i := 0; i < activeSpins; i++ {
+		for i := 0; i < spins; i++ {
 			if l.state.Load() == 0 && l.state.CompareAndSwap(0, 1) {
 				return
 			}
