@@ -64,8 +64,8 @@ const activeSpins = 32
 // many more goroutines are runnable than Ps, and a waiter that gives its P
 // at once to one of them lets the holder's core keep the lock's cache
 // lines for its next few acquisitions: at capacity 1000, 2 polls instead
-// of 32 made no-op tasks from 8 and 64 submitters 14-31% faster (DESIGN.md,
-// "The spinlock's yield").
+// of 32 made no-op tasks from 8 and 64 submitters 8-31% faster (DESIGN.md,
+// "Polling before the first yield").
 const largePoolSpins = 2
 
 // osYieldRounds is how many times a waiter yields its thread before it
