@@ -24,8 +24,9 @@ import (
 // otherwise (LockYielding), and so does every waiter of a lock whose owner
 // set goroutineYield: the pool of far more workers than Ps, where a waiter
 // is more often behind a holder that waits for a P than behind one whose
-// thread was descheduled, and polls only briefly (largePoolSpins). DESIGN.md, "The experiments that chose the
-// design" (the spinlock's yield), has the measurements behind both.
+// thread was descheduled, and polls only briefly (largePoolSpins).
+// DESIGN.md, "The experiments that chose the design" (the spinlock's
+// yield), has the measurements behind both.
 //
 // The zero value is unlocked. A spinLock must not be copied after first use.
 type spinLock struct {
@@ -51,8 +52,9 @@ func (l *spinLock) setGoroutineYield(on bool) {
 const spinBackoffCap = 16
 
 // activeSpins is how many times a waiter of a small pool's lock polls it
-// before it first yields (a large pool's polls largePoolSpins times). runtime.Gosched goes through the scheduler's global run queue and
-// its lock, which under contention costs more than the whole critical
+// before it first yields (a large pool's polls largePoolSpins times).
+// runtime.Gosched goes through the scheduler's global run queue and its
+// lock, which under contention costs more than the whole critical
 // section, so polling first keeps the common short wait off the scheduler;
 // polling much longer starves a holder that was descheduled. DESIGN.md
 // ("The experiments that chose the design") has the measurements behind the
